@@ -1,0 +1,36 @@
+// umsync_bench: the benchmark comparison. Says plainly when there is no GPU and exits
+// non-zero, so a machine without one cannot produce an empty "success".
+#include <benchmark/benchmark.h>
+#include <umsync/device.hpp>
+
+#include <cstdio>
+
+int main(int argc, char** argv)
+{
+  umsync::device_probe const probe = umsync::probe_devices();
+  if (!probe.usable()) {
+    std::fprintf(stderr, "umsync_bench: %s. The benchmarks measure a GPU and cannot run here.\n",
+                 probe.reason().c_str());
+    return 1;
+  }
+  cudaDeviceProp props{};
+  int driver = 0;
+  int runtime = 0;
+  if (cudaGetDeviceProperties(&props, 0) != cudaSuccess || cudaDriverGetVersion(&driver) != cudaSuccess ||
+      cudaRuntimeGetVersion(&runtime) != cudaSuccess) {
+    std::fprintf(stderr, "umsync_bench: could not read the device's properties\n");
+    return 1;
+  }
+  benchmark::AddCustomContext("gpu", props.name);
+  benchmark::AddCustomContext("cuda_driver", std::to_string(driver));
+  benchmark::AddCustomContext("cuda_runtime", std::to_string(runtime));
+  std::printf("umsync_bench on %s (sm_%d%d, %d SMs), driver %d, runtime %d\n", props.name, props.major, props.minor,
+              props.multiProcessorCount, driver, runtime);
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) {
+    return 1;
+  }
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

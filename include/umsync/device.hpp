@@ -1,0 +1,161 @@
+// umsync/device.hpp: which devices exist, and what each can do.
+//
+// The rest of umsync asks `capabilities(device)` before it relies on a feature (concurrent
+// managed access for batch prefetch, memory pools, 64-bit stream memory operations), so a
+// missing feature is a clear error instead of a failing call deep inside a step.
+#pragma once
+
+#include <umsync/config.hpp>
+#include <umsync/detail/driver_entry.hpp>
+#include <umsync/error.hpp>
+
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+UMSYNC_NAMESPACE_BEGIN
+
+/// True for the statuses that mean "this machine has no usable CUDA device": no device, no
+/// driver (a machine without a GPU answers cudaErrorInsufficientDriver), or only the
+/// toolkit's stub driver library.
+[[nodiscard]] constexpr bool is_no_device_error(cudaError_t status) noexcept
+{
+  return status == cudaErrorNoDevice || status == cudaErrorInsufficientDriver ||
+         status == cudaErrorStubLibrary;
+}
+
+/// What a look for devices found.
+struct device_probe {
+  int count = 0;                       ///< usable devices
+  cudaError_t status = cudaSuccess;    ///< why count is 0, if it is
+  [[nodiscard]] bool usable() const noexcept { return count > 0; }
+  /// One line for logs and skipped tests: "2 CUDA devices" or the reason there are none.
+  [[nodiscard]] std::string reason() const
+  {
+    if (usable()) {
+      return std::to_string(count) + " CUDA device" + (count == 1 ? "" : "s");
+    }
+    return std::string("no usable CUDA device (cudaGetDeviceCount: ") + cudaGetErrorName(status) + ")";
+  }
+};
+
+/// Counts usable devices without throwing for "no device"; any other failure throws.
+[[nodiscard]] inline device_probe probe_devices(std::source_location where = std::source_location::current())
+{
+  int count = 0;
+  cudaError_t const status = cudaGetDeviceCount(&count);
+  if (is_no_device_error(status)) {
+    static_cast<void>(cudaGetLastError());
+    return device_probe{0, status};
+  }
+  check(status, "cudaGetDeviceCount", where);
+  return device_probe{count, count > 0 ? cudaSuccess : cudaErrorNoDevice};
+}
+
+/// A snapshot of one device's attributes that umsync relies on. Read with
+/// cudaDeviceGetAttribute (CUDA 13 removed several cudaDeviceProp fields).
+struct device_capabilities {
+  int ordinal = -1;
+  int compute_capability_major = 0;
+  int compute_capability_minor = 0;
+  int multiprocessor_count = 0;
+  int l2_cache_bytes = 0;
+  int max_threads_per_block = 0;
+  std::size_t total_memory_bytes = 0;
+  bool managed_memory = false;             ///< cudaMallocManaged works
+  bool concurrent_managed_access = false;  ///< host and device may touch managed memory at once
+  bool pageable_memory_access = false;     ///< the device reads pageable host memory coherently
+  bool host_native_atomics = false;        ///< host-device link has native atomics
+  bool memory_pools = false;               ///< cudaMallocAsync and cudaMemPool*
+  bool stream_mem_ops_64bit = false;       ///< cuStreamWaitValue64 / cuStreamWriteValue64
+
+  /// Compute capability as 10 * major + minor (90 for Hopper).
+  [[nodiscard]] int compute_capability() const noexcept
+  {
+    return 10 * compute_capability_major + compute_capability_minor;
+  }
+};
+
+namespace detail {
+
+inline int read_attribute(cudaDeviceAttr attribute, int ordinal, char const* name,
+                          std::source_location const& where)
+{
+  int value = 0;
+  check(cudaDeviceGetAttribute(&value, attribute, ordinal), std::string("cudaDeviceGetAttribute(") + name + ")",
+        where);
+  return value;
+}
+
+inline device_capabilities query_capabilities(int ordinal, std::source_location const& where)
+{
+  device_capabilities caps;
+  caps.ordinal = ordinal;
+  auto read = [&](cudaDeviceAttr attribute, char const* name) {
+    return read_attribute(attribute, ordinal, name, where);
+  };
+  caps.compute_capability_major = read(cudaDevAttrComputeCapabilityMajor, "cudaDevAttrComputeCapabilityMajor");
+  caps.compute_capability_minor = read(cudaDevAttrComputeCapabilityMinor, "cudaDevAttrComputeCapabilityMinor");
+  caps.multiprocessor_count = read(cudaDevAttrMultiProcessorCount, "cudaDevAttrMultiProcessorCount");
+  caps.l2_cache_bytes = read(cudaDevAttrL2CacheSize, "cudaDevAttrL2CacheSize");
+  caps.max_threads_per_block = read(cudaDevAttrMaxThreadsPerBlock, "cudaDevAttrMaxThreadsPerBlock");
+  caps.managed_memory = read(cudaDevAttrManagedMemory, "cudaDevAttrManagedMemory") != 0;
+  caps.concurrent_managed_access =
+      read(cudaDevAttrConcurrentManagedAccess, "cudaDevAttrConcurrentManagedAccess") != 0;
+  caps.pageable_memory_access = read(cudaDevAttrPageableMemoryAccess, "cudaDevAttrPageableMemoryAccess") != 0;
+  caps.host_native_atomics = read(cudaDevAttrHostNativeAtomicSupported, "cudaDevAttrHostNativeAtomicSupported") != 0;
+  caps.memory_pools = read(cudaDevAttrMemoryPoolsSupported, "cudaDevAttrMemoryPoolsSupported") != 0;
+
+  // The runtime has no attribute for 64-bit stream memory operations: ask the driver.
+  using device_get_fn = CUresult (*)(CUdevice*, int);
+  using attribute_fn = CUresult (*)(int*, CUdevice_attribute, CUdevice);
+  static auto const device_get = driver_function<device_get_fn>("cuDeviceGet", where);
+  static auto const get_attribute = driver_function<attribute_fn>("cuDeviceGetAttribute", where);
+  CUdevice device{};
+  check_driver(device_get(&device, ordinal), "cuDeviceGet", where);
+  int mem_ops_64 = 0;
+  check_driver(get_attribute(&mem_ops_64, CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS, device),
+               "cuDeviceGetAttribute(CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS)", where);
+  caps.stream_mem_ops_64bit = mem_ops_64 != 0;
+
+  std::size_t total = 0;
+  using total_mem_fn = CUresult (*)(std::size_t*, CUdevice);
+  static auto const total_mem = driver_function<total_mem_fn>("cuDeviceTotalMem", where);
+  check_driver(total_mem(&total, device), "cuDeviceTotalMem", where);
+  caps.total_memory_bytes = total;
+  return caps;
+}
+
+}  // namespace detail
+
+/// The capabilities of device `ordinal`, read once and cached for the life of the program.
+/// An invalid ordinal throws cuda_error (cudaErrorInvalidDevice) naming the caller's line.
+[[nodiscard]] inline device_capabilities const& capabilities(
+    int ordinal, std::source_location where = std::source_location::current())
+{
+  static std::mutex mutex;
+  static std::map<int, std::unique_ptr<device_capabilities const>> cache;
+  std::lock_guard lock(mutex);
+  auto& slot = cache[ordinal];
+  if (!slot) {
+    try {
+      slot = std::make_unique<device_capabilities const>(detail::query_capabilities(ordinal, where));
+    } catch (...) {
+      cache.erase(ordinal);
+      throw;
+    }
+  }
+  return *slot;
+}
+
+/// The calling thread's current device.
+[[nodiscard]] inline int current_device(std::source_location where = std::source_location::current())
+{
+  int ordinal = -1;
+  check(cudaGetDevice(&ordinal), "cudaGetDevice", where);
+  return ordinal;
+}
+
+UMSYNC_NAMESPACE_END

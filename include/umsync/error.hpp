@@ -1,0 +1,153 @@
+// umsync/error.hpp: the exceptions umsync throws and the one helper that checks CUDA calls.
+//
+//   umsync::check(cudaMalloc(&p, n), "cudaMalloc");   // throws cuda_error naming the call
+//   UMSYNC_CUDA_CHECK(cudaMalloc(&p, n));              // the same, call text taken for you
+//
+// Destructors never throw: a failing CUDA call there goes to the destructor error handler
+// (by default a line on stderr), which a program may replace.
+#pragma once
+
+#include <umsync/config.hpp>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdio>
+#include <new>
+#include <source_location>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+UMSYNC_NAMESPACE_BEGIN
+
+namespace detail {
+
+inline std::string describe_location(std::source_location const& where)
+{
+  return std::string(where.file_name()) + ":" + std::to_string(where.line());
+}
+
+}  // namespace detail
+
+/// A CUDA runtime (or driver) call failed. Holds the status, its name, the call and the
+/// caller's location, so the message says what failed and where in the user's code.
+class cuda_error : public std::runtime_error {
+ public:
+  cuda_error(cudaError_t status, std::string_view call,
+             std::source_location where = std::source_location::current())
+      : std::runtime_error(make_message(status, call, where)),
+        status_(status),
+        call_(call),
+        where_(where)
+  {
+  }
+
+  [[nodiscard]] cudaError_t code() const noexcept { return status_; }
+  /// The status's enumerator name, e.g. "cudaErrorInvalidDevice".
+  [[nodiscard]] char const* name() const noexcept { return cudaGetErrorName(status_); }
+  [[nodiscard]] std::string const& call() const noexcept { return call_; }
+  [[nodiscard]] std::source_location const& where() const noexcept { return where_; }
+
+ private:
+  static std::string make_message(cudaError_t status, std::string_view call,
+                                  std::source_location const& where)
+  {
+    return "umsync: " + std::string(call) + " failed with " + cudaGetErrorName(status) + " (" +
+           cudaGetErrorString(status) + ") at " + detail::describe_location(where);
+  }
+
+  cudaError_t status_;
+  std::string call_;
+  std::source_location where_;
+};
+
+/// An allocation could not be satisfied. Says how many bytes were asked for, from what, and
+/// where; `detail` carries what the allocator knows (a pool's reserved and used bytes).
+class bad_alloc : public std::bad_alloc {
+ public:
+  bad_alloc(std::size_t requested_bytes, std::string_view allocator, std::string_view detail = {},
+            std::source_location where = std::source_location::current())
+      : requested_bytes_(requested_bytes),
+        where_(where),
+        message_("umsync: " + std::string(allocator) + " could not allocate " +
+                 std::to_string(requested_bytes) + " bytes" +
+                 (detail.empty() ? std::string() : " (" + std::string(detail) + ")") + " at " +
+                 detail::describe_location(where))
+  {
+  }
+
+  [[nodiscard]] char const* what() const noexcept override { return message_.c_str(); }
+  [[nodiscard]] std::size_t requested_bytes() const noexcept { return requested_bytes_; }
+  [[nodiscard]] std::source_location const& where() const noexcept { return where_; }
+
+ private:
+  std::size_t requested_bytes_;
+  std::source_location where_;
+  std::string message_;
+};
+
+/// A use the types could not rule out but the run-time checks caught: an unordered access
+/// across streams, a moved-from handle, a foreign stream. Derives from std::logic_error:
+/// it is a bug in the calling program, not a failure of the device.
+class usage_error : public std::logic_error {
+ public:
+  explicit usage_error(std::string const& what_happened) : std::logic_error("umsync: " + what_happened) {}
+};
+
+/// Throws cuda_error when `status` is not cudaSuccess. The runtime's last-error slot is
+/// cleared first, so a later launch check does not see this failure again.
+inline void check(cudaError_t status, std::string_view call,
+                  std::source_location where = std::source_location::current())
+{
+  if (status != cudaSuccess) [[unlikely]] {
+    static_cast<void>(cudaGetLastError());
+    throw cuda_error(status, call, where);
+  }
+}
+
+/// Called with the failure when a CUDA call inside a destructor fails. Must not throw.
+using destructor_error_handler = void (*)(cuda_error const&) noexcept;
+
+namespace detail {
+
+inline void print_destructor_error(cuda_error const& failure) noexcept
+{
+  std::fprintf(stderr, "%s (in a destructor; not thrown)\n", failure.what());
+}
+
+inline std::atomic<destructor_error_handler>& destructor_handler_slot() noexcept
+{
+  static std::atomic<destructor_error_handler> slot{&print_destructor_error};
+  return slot;
+}
+
+/// For destructors and other noexcept paths: reports a failure instead of throwing.
+inline void report_in_destructor(cudaError_t status, std::string_view call,
+                                 std::source_location where = std::source_location::current()) noexcept
+{
+  if (status == cudaSuccess) [[likely]] {
+    return;
+  }
+  static_cast<void>(cudaGetLastError());
+  try {
+    destructor_handler_slot().load()(cuda_error(status, call, where));
+  } catch (...) {
+    // Building the message allocates; if that fails there is nothing better to do.
+  }
+}
+
+}  // namespace detail
+
+/// Installs `handler` for failures inside destructors and returns the previous one.
+/// nullptr restores the default (print to stderr).
+inline destructor_error_handler set_destructor_error_handler(destructor_error_handler handler) noexcept
+{
+  return detail::destructor_handler_slot().exchange(handler != nullptr ? handler
+                                                                       : &detail::print_destructor_error);
+}
+
+UMSYNC_NAMESPACE_END
+
+/// Checks a CUDA runtime call and throws umsync::cuda_error with the call's text and line.
+/// The only macro in umsync's API: it exists to capture the call as written.
+#define UMSYNC_CUDA_CHECK(...) ::umsync::check((__VA_ARGS__), #__VA_ARGS__)

@@ -1,0 +1,134 @@
+// umsync/event.hpp: owning, move-only CUDA events.
+//
+// `event` has timing disabled (cheaper to record and wait on: it is what cross-stream edges
+// use). `timed_event` keeps timing, and the difference of two is a std::chrono duration:
+//
+//   umsync::timed_event start, stop;
+//   start.record(s); kernel<<<..., s.view()>>>(); stop.record(s);
+//   stop.synchronize();
+//   std::chrono::duration<float, std::milli> ms = stop - start;
+#pragma once
+
+#include <umsync/config.hpp>
+#include <umsync/error.hpp>
+#include <umsync/stream_view.hpp>
+
+#include <chrono>
+#include <source_location>
+#include <utility>
+
+UMSYNC_NAMESPACE_BEGIN
+
+struct event_options {
+  /// The host thread sleeps in synchronize() instead of spinning.
+  bool blocking_sync = false;
+  /// The event may be shared with another process (cudaIpcGetEventHandle).
+  bool interprocess = false;
+};
+
+namespace detail {
+
+/// The owning handle both event kinds share; `timing` fixes the flag at the type level.
+template <bool Timing>
+class basic_event {
+ public:
+  explicit basic_event(event_options options = {}, std::source_location where = std::source_location::current())
+  {
+    unsigned flags = Timing ? cudaEventDefault : cudaEventDisableTiming;
+    if (options.blocking_sync) {
+      flags |= cudaEventBlockingSync;
+    }
+    if (options.interprocess) {
+      // The runtime requires interprocess events to have timing disabled.
+      flags |= cudaEventInterprocess | cudaEventDisableTiming;
+    }
+    check(cudaEventCreateWithFlags(&handle_, flags), "cudaEventCreateWithFlags", where);
+  }
+
+  basic_event(basic_event const&) = delete;
+  basic_event& operator=(basic_event const&) = delete;
+  basic_event(basic_event&& other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
+  basic_event& operator=(basic_event&& other) noexcept
+  {
+    if (this != &other) {
+      destroy();
+      handle_ = std::exchange(other.handle_, nullptr);
+    }
+    return *this;
+  }
+  ~basic_event() { destroy(); }
+
+  /// The raw handle; throws usage_error on a moved-from event.
+  [[nodiscard]] cudaEvent_t get() const
+  {
+    if (handle_ == nullptr) [[unlikely]] {
+      throw usage_error("use of a moved-from umsync event");
+    }
+    return handle_;
+  }
+
+  /// Captures the work queued on `s` so far; a later wait or synchronize waits for it.
+  template <stream_handle Stream>
+  void record(Stream const& s, std::source_location where = std::source_location::current())
+  {
+    check(cudaEventRecord(get(), s.get()), "cudaEventRecord", where);
+  }
+
+  /// Blocks the host until the recorded work is done.
+  void synchronize(std::source_location where = std::source_location::current()) const
+  {
+    check(cudaEventSynchronize(get()), "cudaEventSynchronize", where);
+  }
+
+  /// True when the recorded work is done (or nothing was recorded); never blocks.
+  [[nodiscard]] bool ready(std::source_location where = std::source_location::current()) const
+  {
+    cudaError_t const status = cudaEventQuery(get());
+    if (status == cudaErrorNotReady) {
+      static_cast<void>(cudaGetLastError());
+      return false;
+    }
+    check(status, "cudaEventQuery", where);
+    return true;
+  }
+
+ private:
+  void destroy() noexcept
+  {
+    if (handle_ != nullptr) {
+      report_in_destructor(cudaEventDestroy(handle_), "cudaEventDestroy");
+      handle_ = nullptr;
+    }
+  }
+
+  cudaEvent_t handle_ = nullptr;
+};
+
+}  // namespace detail
+
+/// An event for ordering only (timing disabled).
+class event : public detail::basic_event<false> {
+ public:
+  using detail::basic_event<false>::basic_event;
+};
+
+/// An event that also records a timestamp.
+class timed_event : public detail::basic_event<true> {
+ public:
+  using detail::basic_event<true>::basic_event;
+  using duration = std::chrono::duration<float, std::milli>;
+
+  /// Time from `start` to `stop` (resolution about 0.5 us). Both must have completed:
+  /// otherwise throws cuda_error (cudaErrorNotReady).
+  [[nodiscard]] static duration elapsed(timed_event const& start, timed_event const& stop,
+                                        std::source_location where = std::source_location::current())
+  {
+    float ms = 0.0F;
+    check(cudaEventElapsedTime(&ms, start.get(), stop.get()), "cudaEventElapsedTime", where);
+    return duration{ms};
+  }
+
+  friend duration operator-(timed_event const& stop, timed_event const& start) { return elapsed(start, stop); }
+};
+
+UMSYNC_NAMESPACE_END

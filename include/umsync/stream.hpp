@@ -1,0 +1,135 @@
+// umsync/stream.hpp: an owning, move-only CUDA stream with a compile-time affinity tag.
+//
+//   struct compute {};
+//   umsync::stream<compute> s;                       // non-blocking, default priority
+//   umsync::stream<compute> urgent{{.priority = -1}};  // lower is more urgent
+//   kernel<<<grid, block, 0, s.view()>>>(...);
+//
+// Non-blocking by default: a blocking stream silently serializes with the legacy default
+// stream, which is the cross-stream surprise umsync exists to remove.
+#pragma once
+
+#include <umsync/config.hpp>
+#include <umsync/detail/dependent_false.hpp>
+#include <umsync/error.hpp>
+#include <umsync/stream_view.hpp>
+
+#include <concepts>
+#include <cstddef>
+#include <source_location>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+UMSYNC_NAMESPACE_BEGIN
+
+struct stream_options {
+  /// False makes a blocking stream, which synchronizes with the legacy default stream.
+  bool non_blocking = true;
+  /// Within the device's range (cudaDeviceGetStreamPriorityRange); lower is more urgent.
+  int priority = 0;
+};
+
+/// The device's stream priority range: `greatest` (most urgent) is numerically lowest.
+struct stream_priority_range {
+  int least = 0;
+  int greatest = 0;
+  [[nodiscard]] constexpr bool contains(int p) const noexcept { return p <= least && p >= greatest; }
+};
+
+[[nodiscard]] inline stream_priority_range stream_priorities(std::source_location where = std::source_location::current())
+{
+  stream_priority_range range;
+  check(cudaDeviceGetStreamPriorityRange(&range.least, &range.greatest), "cudaDeviceGetStreamPriorityRange", where);
+  return range;
+}
+
+template <class Tag = untagged>
+class stream {
+ public:
+  using tag_type = Tag;
+
+  /// Creates a stream on the current device. A priority outside the device's range throws
+  /// std::out_of_range (the runtime would clamp it silently).
+  explicit stream(stream_options options = {}, std::source_location where = std::source_location::current())
+  {
+    auto const range = stream_priorities(where);
+    if (!range.contains(options.priority)) {
+      throw std::out_of_range("umsync: stream priority " + std::to_string(options.priority) +
+                              " is outside the device's range [" + std::to_string(range.greatest) + ", " +
+                              std::to_string(range.least) + "] (lower is more urgent)");
+    }
+    unsigned const flags = options.non_blocking ? cudaStreamNonBlocking : cudaStreamDefault;
+    check(cudaStreamCreateWithPriority(&handle_, flags, options.priority), "cudaStreamCreateWithPriority", where);
+  }
+
+  template <std::integral Zero>
+  stream(Zero)  // NOLINT: exists to reject stream{0} with a message
+  {
+    static_assert(detail::dependent_false<Zero>, "umsync: a stream cannot be made from 0 or nullptr; the legacy "
+                                                 "default stream is an explicit choice: umsync::legacy_default_stream()");
+  }
+  template <std::same_as<std::nullptr_t> Null>
+  stream(Null)  // NOLINT: exists to reject stream{nullptr} with a message
+  {
+    static_assert(detail::dependent_false<Null>, "umsync: a stream cannot be made from 0 or nullptr; the legacy "
+                                                 "default stream is an explicit choice: umsync::legacy_default_stream()");
+  }
+
+  stream(stream const&) = delete;
+  stream& operator=(stream const&) = delete;
+  stream(stream&& other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
+  stream& operator=(stream&& other) noexcept
+  {
+    if (this != &other) {
+      destroy();
+      handle_ = std::exchange(other.handle_, nullptr);
+    }
+    return *this;
+  }
+  ~stream() { destroy(); }
+
+  /// The raw handle. Throws usage_error on a moved-from stream: a null handle would mean
+  /// the legacy default stream, the silent mistake this type exists to prevent.
+  [[nodiscard]] cudaStream_t get() const
+  {
+    if (handle_ == nullptr) [[unlikely]] {
+      throw usage_error("use of a moved-from umsync::stream");
+    }
+    return handle_;
+  }
+
+  [[nodiscard]] stream_view<Tag> view() const& { return stream_view<Tag>{get()}; }
+  stream_view<Tag> view() const&& = delete;  // a view of a temporary would dangle
+  operator stream_view<Tag>() const& { return view(); }  // NOLINT: pass a stream where a view is wanted
+  operator stream_view<Tag>() const&& = delete;
+  operator cuda::stream_ref() const& { return cuda::stream_ref{get()}; }  // NOLINT: CCCL interop
+
+  void synchronize(std::source_location where = std::source_location::current()) const { view().synchronize(where); }
+  [[nodiscard]] bool ready(std::source_location where = std::source_location::current()) const
+  {
+    return view().ready(where);
+  }
+  template <event_handle Event>
+  void wait(Event const& e, std::source_location where = std::source_location::current()) const
+  {
+    view().wait(e, where);
+  }
+  [[nodiscard]] int priority(std::source_location where = std::source_location::current()) const
+  {
+    return view().priority(where);
+  }
+
+ private:
+  void destroy() noexcept
+  {
+    if (handle_ != nullptr) {
+      detail::report_in_destructor(cudaStreamDestroy(handle_), "cudaStreamDestroy");
+      handle_ = nullptr;
+    }
+  }
+
+  cudaStream_t handle_ = nullptr;
+};
+
+UMSYNC_NAMESPACE_END

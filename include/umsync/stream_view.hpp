@@ -1,0 +1,121 @@
+// umsync/stream_view.hpp: a non-owning, tagged view of a CUDA stream.
+//
+// A stream's tag is a type the user picks (`struct compute {};`). Buffers and dependency
+// tokens carry the tag of the stream they are bound to, so using them on a stream with
+// another tag does not compile. `untagged` streams take part in no such checks.
+//
+// The legacy default stream (handle 0) synchronizes with every blocking stream; umsync never
+// falls into it by accident: a view cannot be made from 0 or nullptr, and the default
+// streams are named functions.
+#pragma once
+
+#include <umsync/config.hpp>
+#include <umsync/detail/dependent_false.hpp>
+#include <umsync/error.hpp>
+
+#include <cuda/stream_ref>
+
+#include <concepts>
+#include <cstddef>
+#include <source_location>
+#include <type_traits>
+
+UMSYNC_NAMESPACE_BEGIN
+
+/// The tag of streams that take part in no compile-time affinity checks.
+struct untagged {};
+
+/// Anything that names a CUDA stream and its affinity tag: umsync::stream and stream_view.
+template <class S>
+concept stream_handle = requires(S const& s) {
+  typename S::tag_type;
+  { s.get() } -> std::same_as<cudaStream_t>;
+};
+
+/// Anything that names a CUDA event: umsync::event and timed_event.
+template <class E>
+concept event_handle = requires(E const& e) {
+  { e.get() } -> std::same_as<cudaEvent_t>;
+};
+
+template <class Tag = untagged>
+class stream_view {
+ public:
+  using tag_type = Tag;
+
+  /// Adopts a stream created elsewhere (a library's, a framework's). It must outlive the view.
+  constexpr explicit stream_view(cudaStream_t handle) noexcept : handle_(handle) {}
+
+  template <std::integral Zero>
+  stream_view(Zero)  // NOLINT: exists to reject stream_view{0} with a message
+  {
+    static_assert(detail::dependent_false<Zero>, "umsync: a stream cannot be made from 0 or nullptr; the legacy "
+                                                 "default stream is an explicit choice: umsync::legacy_default_stream()");
+  }
+  template <std::same_as<std::nullptr_t> Null>
+  stream_view(Null)  // NOLINT: exists to reject stream_view{nullptr} with a message
+  {
+    static_assert(detail::dependent_false<Null>, "umsync: a stream cannot be made from 0 or nullptr; the legacy "
+                                                 "default stream is an explicit choice: umsync::legacy_default_stream()");
+  }
+
+  [[nodiscard]] constexpr cudaStream_t get() const noexcept { return handle_; }
+  constexpr operator cudaStream_t() const noexcept { return handle_; }  // NOLINT: launch syntax needs it
+  operator cuda::stream_ref() const noexcept { return cuda::stream_ref{handle_}; }  // NOLINT: CCCL interop
+
+  /// Blocks the calling host thread until all work queued so far on the stream is done.
+  void synchronize(std::source_location where = std::source_location::current()) const
+  {
+    check(cudaStreamSynchronize(handle_), "cudaStreamSynchronize", where);
+  }
+
+  /// True when all work queued so far has finished; never blocks.
+  [[nodiscard]] bool ready(std::source_location where = std::source_location::current()) const
+  {
+    cudaError_t const status = cudaStreamQuery(handle_);
+    if (status == cudaErrorNotReady) {
+      static_cast<void>(cudaGetLastError());
+      return false;
+    }
+    check(status, "cudaStreamQuery", where);
+    return true;
+  }
+
+  /// Work queued on this stream after the call waits for `e`'s last recorded work.
+  /// This is the raw edge; umsync::stream_dependency wraps it with typed handoff.
+  template <event_handle Event>
+  void wait(Event const& e, std::source_location where = std::source_location::current()) const
+  {
+    check(cudaStreamWaitEvent(handle_, e.get(), cudaEventWaitDefault), "cudaStreamWaitEvent", where);
+  }
+
+  /// The stream's priority (lower numbers are more urgent).
+  [[nodiscard]] int priority(std::source_location where = std::source_location::current()) const
+  {
+    int value = 0;
+    check(cudaStreamGetPriority(handle_, &value), "cudaStreamGetPriority", where);
+    return value;
+  }
+
+  friend constexpr bool operator==(stream_view, stream_view) noexcept = default;
+
+ private:
+  cudaStream_t handle_;
+};
+
+/// The legacy default stream (handle 0): it waits for, and is waited on by, every blocking
+/// stream of the device. Named so that using it is a visible choice.
+template <class Tag = untagged>
+[[nodiscard]] inline stream_view<Tag> legacy_default_stream() noexcept
+{
+  return stream_view<Tag>{cudaStreamLegacy};
+}
+
+/// The calling host thread's per-thread default stream (does not synchronize with others).
+template <class Tag = untagged>
+[[nodiscard]] inline stream_view<Tag> per_thread_default_stream() noexcept
+{
+  return stream_view<Tag>{cudaStreamPerThread};
+}
+
+UMSYNC_NAMESPACE_END
