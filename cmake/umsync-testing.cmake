@@ -10,6 +10,10 @@ function(umsync_add_doctest_files target label)
     set(name ${label}.${stem})
     add_test(NAME ${name} COMMAND ${target} --source-file=*${source} --no-intro=true)
     set_tests_properties(${name} PROPERTIES LABELS ${label} SKIP_RETURN_CODE 77 TIMEOUT 300)
+    if(label STREQUAL "gpu")
+      # One GPU test process at a time: the leak checks read device-wide free memory.
+      set_tests_properties(${name} PROPERTIES RESOURCE_LOCK umsync_gpu)
+    endif()
   endforeach()
 endfunction()
 

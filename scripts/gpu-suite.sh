@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# The whole GPU suite in one call, for the lent H200 (or any machine with a GPU):
+#   configure for sm_90, build, run every test with UMSYNC_REQUIRE_GPU=1, run the GPU tests
+#   and examples under compute-sanitizer (memcheck, racecheck, synccheck, initcheck), run the
+#   benchmarks briefly, and print a summary table last.
+# Logs go to $OUT (the device tool's output folder) or .gpu-out/.
+# On the device tool: run scripts/stage-device-deps.sh here first, then
+#   run(command="bash scripts/gpu-suite.sh", carry=[".deps"])
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out="${OUT:-$PWD/.gpu-out}"
+mkdir -p "$out"
+build=build/gpu
+jobs=$(nproc 2>/dev/null || echo 4)
+bench_min_time="${UMSYNC_BENCH_MIN_TIME:-0.2}"
+bench_repetitions="${UMSYNC_BENCH_REPETITIONS:-5}"
+
+if [ -d .deps/usr ]; then
+  export CMAKE_PREFIX_PATH="$PWD/.deps/usr${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}"
+  export LD_LIBRARY_PATH="$PWD/.deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+fi
+generator=()
+command -v ninja >/dev/null && generator=(-G Ninja)
+
+declare -a names results
+record() { names+=("$1"); results+=("$2"); }
+step() {  # step NAME LOGFILE COMMAND...: runs, logs, records PASS/FAIL
+  local name=$1 log=$2; shift 2
+  echo "=== $name"
+  if "$@" >>"$log" 2>&1; then record "$name" PASS; else record "$name" "FAIL (see $(basename "$log"))"; fi
+  tail -n 5 "$log"
+}
+
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,memory.used,memory.total --format=csv >"$out/gpu.txt" 2>&1
+cat "$out/gpu.txt"
+
+step configure "$out/build.log" cmake -S . -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_CUDA_ARCHITECTURES=90 -DUMSYNC_BUILD_TESTS=ON -DUMSYNC_BUILD_BENCHMARKS=ON -DUMSYNC_BUILD_EXAMPLES=ON
+step build "$out/build.log" cmake --build "$build" -j "$jobs"
+
+export UMSYNC_REQUIRE_GPU=1
+step "ctest (all but bench)" "$out/ctest.log" ctest --test-dir "$build" -LE '^bench$' -j 4 --output-on-failure
+grep -E "tests passed|Skipped|Failed" "$out/ctest.log" | tail -n 8
+
+sanitize_targets=("$build/test/umsync_gpu_tests" "$build/examples/umsync_example_stream_handoff")
+for tool in memcheck racecheck synccheck initcheck; do
+  for target in "${sanitize_targets[@]}"; do
+    # The tests call CUDA with bad input on purpose and check the errors themselves.
+    extra=(--report-api-errors no)
+    [ "$tool" = memcheck ] && extra+=(--leak-check full)
+    step "$tool $(basename "$target")" "$out/sanitizer.log" \
+      compute-sanitizer --tool "$tool" "${extra[@]}" --error-exitcode 1 "$target"
+  done
+done
+
+step "examples" "$out/examples.log" "$build/examples/umsync_example_stream_handoff"
+
+step "benchmarks" "$out/bench.txt" "$build/bench/umsync_bench" --benchmark_min_time="$bench_min_time" \
+  --benchmark_repetitions="$bench_repetitions" --benchmark_report_aggregates_only=true \
+  --benchmark_out="$out/bench.json" --benchmark_out_format=json --benchmark_counters_tabular=true
+
+echo
+echo "================ umsync GPU suite summary ================"
+head -n 2 "$out/gpu.txt" | tail -n 1
+grep -E "tests passed" "$out/ctest.log" | tail -n 1
+fail=0
+for i in "${!names[@]}"; do
+  printf '%-40s %s\n' "${names[$i]}" "${results[$i]}"
+  [ "${results[$i]}" = PASS ] || fail=1
+done
+if [ -f "$out/bench.json" ]; then
+  python3 - "$out/bench.json" <<'PY'
+import json, sys
+data = json.load(open(sys.argv[1]))
+print("benchmark                                  time      GB/s   raw_us  umsync_us  ratio")
+for b in data.get("benchmarks", []):
+    if b.get("aggregate_name", "median") != "median":
+        continue
+    print(f"{b['name'][:40]:40s} {b['real_time']:8.3f}{b['time_unit']:>2s} {b.get('GB/s', float('nan')):7.1f} "
+          f"{b.get('raw_us', float('nan')):8.3f} {b.get('umsync_us', float('nan')):9.3f} {b.get('ratio', float('nan')):6.3f}")
+PY
+fi
+echo "overall: $([ $fail = 0 ] && echo PASS || echo FAIL)"
+exit $fail

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Copies doctest and Google Benchmark from this machine's Debian packages into .deps/ (git
+# ignores it), laid out as under /usr, so the lent GPU machine, which has no package
+# registry, can build the tests and benchmarks: pass `carry: [".deps"]` to the device run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+for package in doctest-dev libbenchmark-dev; do
+  dpkg -s "$package" >/dev/null 2>&1 || { echo "install $package first (apt-get install $package)" >&2; exit 1; }
+done
+rm -rf .deps
+for package in doctest-dev libbenchmark-dev libbenchmark1debian; do
+  dpkg -L "$package" | while read -r path; do
+    case "$path" in /usr/share/*) continue ;; esac
+    if [ -f "$path" ] || [ -L "$path" ]; then
+      mkdir -p ".deps$(dirname "$path")"
+      cp -a "$path" ".deps$path"
+    fi
+  done
+done
+du -sh .deps
