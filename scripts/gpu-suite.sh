@@ -42,7 +42,8 @@ export UMSYNC_REQUIRE_GPU=1
 step "ctest (all but bench)" "$out/ctest.log" ctest --test-dir "$build" -LE '^bench$' -j 4 --output-on-failure
 grep -E "tests passed|Skipped|Failed" "$out/ctest.log" | tail -n 8
 
-sanitize_targets=("$build/test/umsync_gpu_tests" "$build/examples/umsync_example_stream_handoff")
+examples=("$build"/examples/umsync_example_*)
+sanitize_targets=("$build/test/umsync_gpu_tests" "${examples[@]}")
 for tool in memcheck racecheck synccheck initcheck; do
   for target in "${sanitize_targets[@]}"; do
     # The tests call CUDA with bad input on purpose and check the errors themselves.
@@ -53,7 +54,14 @@ for tool in memcheck racecheck synccheck initcheck; do
   done
 done
 
-step "examples" "$out/examples.log" "$build/examples/umsync_example_stream_handoff"
+for example in "${examples[@]}"; do
+  step "example $(basename "$example")" "$out/examples.log" "$example"
+done
+
+# Zero-cost checks on the generated code (SASS), where a module provides them.
+if [ -f scripts/sass-check.sh ]; then
+  step "sass check" "$out/sass.log" bash scripts/sass-check.sh "$build"
+fi
 
 step "benchmarks" "$out/bench.txt" "$build/bench/umsync_bench" --benchmark_min_time="$bench_min_time" \
   --benchmark_repetitions="$bench_repetitions" --benchmark_report_aggregates_only=true \

@@ -19,7 +19,7 @@ TEST_CASE("check throws cuda_error naming the status, the call and the caller's 
     std::string const what = e.what();
     CHECK(what.find("cudaSomething(42)") != std::string::npos);
     CHECK(what.find("cudaErrorInvalidValue") != std::string::npos);
-    CHECK(what.find("error_test.cpp:" + std::to_string(line)) != std::string::npos);
+    CHECK(what.find("error_host_test.cpp:" + std::to_string(line)) != std::string::npos);
   }
 }
 
