@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Zero-cost check of umsync's typed barriers on the generated code.
+#   bash scripts/sass-check.sh BUILD_DIR
+# Compiles test/sass/barrier_sass.cu to a cubin (nvcc of BUILD_DIR, release flags, no
+# UMSYNC_DEBUG), dumps its SASS with cuobjdump and requires, for every pair raw_<name> /
+# umsync_<name>: identical instruction sequences, and for barrier pairs identical BAR lines whose
+# id and count are immediate operands. Prints what it compared; exits non-zero on a difference.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=$(cd "${1:?usage: sass-check.sh BUILD_DIR}" && pwd)
+cache="$build/CMakeCache.txt"
+
+nvcc=$(sed -n 's/^CMAKE_CUDA_COMPILER:[A-Z]*=//p' "$cache" 2>/dev/null || true)
+[ -x "${nvcc:-}" ] || nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+cuobjdump="$(dirname "$nvcc")/cuobjdump"
+[ -x "$cuobjdump" ] || cuobjdump=$(command -v cuobjdump || true)
+if [ -z "$cuobjdump" ]; then
+  echo "sass-check: cuobjdump not found next to $nvcc nor on PATH" >&2
+  exit 2
+fi
+arch=$(sed -n 's/^CMAKE_CUDA_ARCHITECTURES:[A-Z]*=//p' "$cache" 2>/dev/null | sed 's/[;-].*//; s/[^0-9].*$//')
+arch=${arch:-90}
+
+work="$build/sass-check"
+mkdir -p "$work"
+echo "sass-check: $nvcc -arch=sm_$arch, $cuobjdump"
+"$nvcc" -std=c++20 -O3 -arch="sm_$arch" -cubin -I"$root/include" -o "$work/barrier_sass.cubin" \
+  "$root/test/sass/barrier_sass.cu"
+"$cuobjdump" --dump-sass "$work/barrier_sass.cubin" >"$work/barrier_sass.sass"
+
+python3 - "$work/barrier_sass.sass" <<'PY'
+import re, sys
+
+functions, current = {}, None
+for line in open(sys.argv[1]):
+    m = re.search(r"Function : (\S+)", line)
+    if m:
+        current = functions.setdefault(m.group(1), [])
+        continue
+    m = re.match(r"\s*/\*[0-9a-f]{4,}\*/\s+(.*?)\s*;", line)
+    if m and current is not None:
+        current.append(re.sub(r"\s+", " ", m.group(1)).strip())
+
+bar_immediate = re.compile(r"^BAR\.[A-Z_.]+ 0x[0-9a-f]+(, 0x[0-9a-f]+)?$")
+names = sorted(n[len("raw_"):] for n in functions if n.startswith("raw_"))
+failures = 0
+if not names:
+    print("FAIL: no raw_* kernels in the SASS dump")
+    sys.exit(1)
+for name in names:
+    raw, typed = functions.get("raw_" + name), functions.get("umsync_" + name)
+    if typed is None:
+        print(f"FAIL {name}: umsync_{name} missing")
+        failures += 1
+        continue
+    raw_bar = [i for i in raw if i.startswith("BAR")]
+    typed_bar = [i for i in typed if i.startswith("BAR")]
+    problems = []
+    if raw != typed:
+        diff = next((k for k, (a, b) in enumerate(zip(raw, typed)) if a != b), min(len(raw), len(typed)))
+        problems.append(f"instruction sequences differ at {diff} "
+                        f"({len(raw)} vs {len(typed)} instructions): "
+                        f"{raw[diff] if diff < len(raw) else '-'} | {typed[diff] if diff < len(typed) else '-'}")
+    if raw_bar != typed_bar:
+        problems.append(f"BAR lines differ: {raw_bar} vs {typed_bar}")
+    if name != "syncwarp":
+        if not typed_bar:
+            problems.append("no BAR instruction")
+        problems += [f"not immediate: {i}" for i in typed_bar if not bar_immediate.match(i)]
+    status = "FAIL" if problems else "same"
+    shown = "; ".join(typed_bar) if typed_bar else "(no BAR; " + str(len(typed)) + " instructions)"
+    print(f"{status:4s} {name:16s} raw: {'; '.join(raw_bar) or '-':40s} umsync: {shown}")
+    for p in problems:
+        print(f"     {p}")
+    failures += bool(problems)
+print(f"sass-check: {len(names) - failures} of {len(names)} pairs identical")
+sys.exit(1 if failures else 0)
+PY
