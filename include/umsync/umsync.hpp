@@ -2,8 +2,15 @@
 #pragma once
 
 #include <umsync/config.hpp>
+#include <umsync/dependency.hpp>
 #include <umsync/device.hpp>
 #include <umsync/error.hpp>
 #include <umsync/event.hpp>
+#include <umsync/launch.hpp>
+#include <umsync/memory/async_pool_buffer.hpp>
+#include <umsync/memory/copy.hpp>
+#include <umsync/memory/memory_pool.hpp>
+#include <umsync/memory/memory_span.hpp>
+#include <umsync/memory/pinned_buffer.hpp>
 #include <umsync/stream.hpp>
 #include <umsync/stream_view.hpp>

@@ -1,0 +1,138 @@
+// umsync/memory/copy.hpp: typed copies between device, pinned and managed memory.
+//
+//   umsync::copy_async(dst, src, stream);            // device/pinned/managed only, never blocks
+//   umsync::copy_sync_pageable(dst, host_vector, stream);  // pageable host memory: blocks
+//
+// cudaMemcpyAsync with a pageable host pointer silently becomes a synchronous copy staged
+// through a driver buffer: the host stalls and no overlap happens. So async copies accept
+// only memory whose kind is known (umsync buffers, memory_span); pageable memory has its own,
+// differently named, blocking call.
+#pragma once
+
+#include <umsync/config.hpp>
+#include <umsync/detail/dependent_false.hpp>
+#include <umsync/detail/stream_binding.hpp>
+#include <umsync/error.hpp>
+#include <umsync/memory/async_pool_buffer.hpp>
+#include <umsync/memory/memory_span.hpp>
+#include <umsync/memory/pinned_buffer.hpp>
+#include <umsync/stream_view.hpp>
+
+#include <cstddef>
+#include <ranges>
+#include <source_location>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+UMSYNC_NAMESPACE_BEGIN
+namespace detail {
+
+template <class T>
+struct is_memory_span : std::false_type {};
+template <class T, memory_kind Kind, class Tag>
+struct is_memory_span<memory_span<T, Kind, Tag>> : std::true_type {};
+
+template <class T>
+struct is_owning_buffer : std::false_type {};
+template <class T, class Tag>
+struct is_owning_buffer<async_pool_buffer<T, Tag>> : std::true_type {};
+template <class T>
+struct is_owning_buffer<pinned_buffer<T>> : std::true_type {};
+
+/// umsync memory a copy can name directly: spans and owning buffers.
+template <class T>
+inline constexpr bool is_copy_operand =
+    is_memory_span<std::remove_cvref_t<T>>::value || is_owning_buffer<std::remove_cvref_t<T>>::value;
+
+/// The memory_span of a copy operand (is_copy_operand).
+template <class Operand>
+constexpr auto async_copy_span(Operand&& operand)
+{
+  if constexpr (is_memory_span<std::remove_cvref_t<Operand>>::value) {
+    return operand;
+  } else {
+    return operand.span();
+  }
+}
+
+template <class Src>
+constexpr void reject_temporary_source()
+{
+  static_assert(!(is_owning_buffer<std::remove_cvref_t<Src>>::value && std::is_rvalue_reference_v<Src&&>),
+                "umsync: async copy from a temporary buffer: it would be freed before the copy runs");
+}
+
+template <class DstSpan, class SrcSpan, class StreamTag>
+void copy_spans(DstSpan dst, SrcSpan src, stream_view<StreamTag> stream, std::source_location const& where)
+{
+  using dst_element = typename DstSpan::element_type;
+  using src_element = typename SrcSpan::element_type;
+  static_assert(!std::is_const_v<dst_element>, "umsync: the destination of a copy must be writable");
+  static_assert(std::is_same_v<std::remove_const_t<src_element>, dst_element>,
+                "umsync: a copy's source and destination must have the same element type");
+  static_assert(usable_on_stream<typename DstSpan::bound_tag_type, StreamTag> &&
+                    usable_on_stream<typename SrcSpan::bound_tag_type, StreamTag>,
+                "umsync: memory bound to one stream is used on another stream; cross with "
+                "umsync::stream_dependency::transfer (an event edge) first");
+  if (dst.size() < src.size()) {
+    throw std::length_error("umsync: copy of " + std::to_string(src.size()) + " elements into " +
+                            std::to_string(dst.size()));
+  }
+  if (src.empty()) {
+    return;
+  }
+  check(cudaMemcpyAsync(dst.data(), src.data(), src.size_bytes(), cudaMemcpyDefault, stream.get()), "cudaMemcpyAsync",
+        where);
+}
+
+}  // namespace detail
+
+/// Copies all of `src` into the front of `dst`, ordered on `stream`; never blocks the host.
+/// Both sides are device, pinned or managed memory. `dst` smaller than `src` throws
+/// std::length_error.
+template <class Dst, class Src, stream_handle Stream>
+void copy_async(Dst&& dst, Src&& src, Stream const& stream, std::source_location where = std::source_location::current())
+{
+  if constexpr (!detail::is_copy_operand<Dst> || !detail::is_copy_operand<Src>) {
+    static_assert(detail::dependent_false<Dst, Src>,
+                  "umsync: async copies take device, pinned or managed memory (umsync buffers or memory_span); a "
+                  "pageable host pointer would make the copy block the host: use umsync::copy_sync_pageable");
+  } else {
+    detail::reject_temporary_source<Src>();
+    using tag = typename Stream::tag_type;
+    detail::copy_spans(detail::async_copy_span(dst), detail::async_copy_span(src), stream_view<tag>{stream.get()},
+                       where);
+  }
+}
+
+/// Copies between pageable host memory (a contiguous range: std::vector, std::span, array)
+/// and device, pinned or managed memory, then waits for the copy and everything before it on
+/// `stream`: the host blocks. Exactly one side is the host range.
+template <class Dst, class Src, stream_handle Stream>
+void copy_sync_pageable(Dst&& dst, Src&& src, Stream const& stream,
+                        std::source_location where = std::source_location::current())
+{
+  using tag = typename Stream::tag_type;
+  constexpr bool dst_is_host = !detail::is_copy_operand<Dst>;
+  constexpr bool src_is_host = !detail::is_copy_operand<Src>;
+  static_assert(dst_is_host != src_is_host,
+                "umsync: copy_sync_pageable copies between one pageable host range and one umsync buffer or span");
+  if constexpr (src_is_host) {
+    static_assert(std::ranges::contiguous_range<Src> && std::ranges::sized_range<Src>,
+                  "umsync: the pageable side of a copy must be a contiguous range (std::vector, std::span, array)");
+    using element = std::remove_reference_t<std::ranges::range_reference_t<Src>>;
+    auto const host = pinned_span<element const>::adopt(std::ranges::data(src), std::ranges::size(src));
+    detail::copy_spans(detail::async_copy_span(dst), host, stream_view<tag>{stream.get()}, where);
+  } else {
+    static_assert(std::ranges::contiguous_range<Dst> && std::ranges::sized_range<Dst>,
+                  "umsync: the pageable side of a copy must be a contiguous range (std::vector, std::span, array)");
+    using element = std::remove_reference_t<std::ranges::range_reference_t<Dst>>;
+    auto const host = pinned_span<element>::adopt(std::ranges::data(dst), std::ranges::size(dst));
+    detail::copy_spans(host, detail::async_copy_span(src), stream_view<tag>{stream.get()}, where);
+  }
+  check(cudaStreamSynchronize(stream.get()), "cudaStreamSynchronize (copy_sync_pageable)", where);
+}
+
+UMSYNC_NAMESPACE_END

@@ -1,0 +1,18 @@
+// Rule 1, for copies: memory bound to stream tag A cannot be copied on stream tag B.
+// expect-error: umsync: memory bound to one stream is used on another stream; cross with umsync::stream_dependency::transfer (an event edge) first
+#include <umsync/stream.hpp>
+#include <umsync/memory/copy.hpp>
+
+struct producer {};
+struct consumer {};
+
+void use(umsync::stream<producer> const& ps, umsync::stream<consumer> const& cs)
+{
+  umsync::async_pool_buffer<float, producer> data(32, ps);
+  umsync::pinned_buffer<float> host(32);
+#if defined(UMSYNC_CF_CONTROL)
+  umsync::copy_async(host, data, ps);
+#else
+  umsync::copy_async(host, data, cs);
+#endif
+}

@@ -1,0 +1,18 @@
+// Rule 2: dropping a transfer's result is an error (it would free the buffer at once).
+// expect-error: umsync: dropping a transfer's result frees the buffer; keep the returned buffer
+#include <umsync/dependency.hpp>
+
+struct producer {};
+struct consumer {};
+
+void use(umsync::stream<producer> const& ps, umsync::stream<consumer> const& cs)
+{
+  umsync::async_pool_buffer<float, producer> data(32, ps);
+  umsync::stream_dependency edge(ps, cs);
+#if defined(UMSYNC_CF_CONTROL)
+  auto kept = edge.transfer(std::move(data));
+  static_cast<void>(kept);
+#else
+  edge.transfer(std::move(data));
+#endif
+}
