@@ -80,12 +80,14 @@ if [ -f "$out/bench.json" ]; then
   python3 - "$out/bench.json" <<'PY'
 import json, sys
 data = json.load(open(sys.argv[1]))
-print("benchmark                                  time      GB/s   raw_us  umsync_us  ratio")
+print("benchmark (median)                         time      GB/s   raw_us  umsync_us  ratio  us/op")
 for b in data.get("benchmarks", []):
     if b.get("aggregate_name", "median") != "median":
         continue
-    print(f"{b['name'][:40]:40s} {b['real_time']:8.3f}{b['time_unit']:>2s} {b.get('GB/s', float('nan')):7.1f} "
-          f"{b.get('raw_us', float('nan')):8.3f} {b.get('umsync_us', float('nan')):9.3f} {b.get('ratio', float('nan')):6.3f}")
+    name = b['name'].replace('/manual_time', '').replace('_median', '')
+    print(f"{name[:40]:40s} {b['real_time']:8.3f}{b['time_unit']:>2s} {b.get('GB/s', float('nan')):7.1f} "
+          f"{b.get('raw_us', float('nan')):8.3f} {b.get('umsync_us', float('nan')):9.3f} {b.get('ratio', float('nan')):6.3f}"
+          f" {b.get('us_per_op', float('nan')):6.2f}")
 PY
 fi
 echo "overall: $([ $fail = 0 ] && echo PASS || echo FAIL)"

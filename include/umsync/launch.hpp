@@ -4,7 +4,7 @@
 //
 // Arguments that are umsync buffers or spans become raw pointers for the kernel; one bound to
 // a stream tag other than the launch stream's does not compile. Everything else is passed
-// through unchanged. The launch is checked (cudaGetLastError) and throws cuda_error.
+// through unchanged. A failed launch throws cuda_error.
 #pragma once
 
 #include <umsync/config.hpp>
@@ -15,6 +15,7 @@
 #include <umsync/stream_view.hpp>
 
 #include <cstddef>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -54,14 +55,22 @@ decltype(auto) kernel_argument(Argument&& argument)
 
 }  // namespace detail
 
+/// Launches `kernel` on `stream`. Goes through cudaLaunchKernel, as `<<<>>>` does, so this
+/// header also compiles in host-only translation units.
 template <stream_handle Stream, class... Params, class... Args>
 void launch(Stream const& stream, launch_config const& config, void (*kernel)(Params...), Args&&... args)
 {
   static_assert(sizeof...(Params) == sizeof...(Args), "umsync: launch needs one argument per kernel parameter");
   using tag = typename Stream::tag_type;
-  kernel<<<config.grid, config.block, config.shared_bytes, stream.get()>>>(
-      detail::kernel_argument<tag>(std::forward<Args>(args))...);
-  check(cudaGetLastError(), "kernel launch");
+  std::tuple<Params...> values{static_cast<Params>(detail::kernel_argument<tag>(std::forward<Args>(args)))...};
+  std::apply(
+      [&](auto&... value) {
+        void* pointers[] = {static_cast<void*>(&value)..., nullptr};
+        check(cudaLaunchKernel(reinterpret_cast<void const*>(kernel), config.grid, config.block, pointers,
+                               config.shared_bytes, stream.get()),
+              "cudaLaunchKernel");
+      },
+      values);
 }
 
 UMSYNC_NAMESPACE_END

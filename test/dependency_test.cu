@@ -1,0 +1,87 @@
+// GPU tests of umsync/dependency.hpp: typed handoff between streams.
+#include "support/gpu_test.hpp"
+#include "support/kernels.cuh"
+
+#include <umsync/dependency.hpp>
+#include <umsync/launch.hpp>
+#include <umsync/memory/copy.hpp>
+
+#include <cstdint>
+#include <vector>
+
+namespace {
+struct producer {};
+struct consumer {};
+}  // namespace
+
+TEST_CASE("transfer orders a consumer after a slow producer and rebinds the buffer")
+{
+  umsync_test::memory_baseline const baseline;
+  auto rng = umsync_test::make_rng();
+  std::size_t const n = std::size_t{1} << 21;
+  std::vector<std::uint32_t> input(n);
+  for (auto& x : input) {
+    x = static_cast<std::uint32_t>(rng());
+  }
+  std::uint32_t const key = static_cast<std::uint32_t>(rng());
+  std::vector<std::uint32_t> output(n, 0);
+  {
+    umsync::stream<producer> const ps;
+    umsync::stream<consumer> const cs;
+    umsync::stream_dependency forward(ps, cs);
+    umsync::async_pool_buffer<std::uint32_t, producer> in(n, ps);
+    umsync::async_pool_buffer<std::uint32_t, producer> mid(n, ps);
+    umsync::async_pool_buffer<std::uint32_t, consumer> out(n, cs);
+    UMSYNC_CUDA_CHECK(cudaMemsetAsync(mid.data(), 0xA5, mid.size_bytes(), ps.view()));
+    UMSYNC_CUDA_CHECK(cudaMemsetAsync(out.data(), 0x5A, out.size_bytes(), cs.view()));
+    umsync::copy_sync_pageable(in, input, ps);
+    umsync::launch(ps, {.grid = 264, .block = 256}, umsync_test::delayed_affine, in, mid, n,
+                   std::uint64_t{20'000'000});  // 20 ms late
+    auto mid_on_consumer = forward.transfer(std::move(mid));
+    CHECK(mid.data() == nullptr);  // NOLINT(bugprone-use-after-move)
+    CHECK(mid_on_consumer.stream() == cs.view());
+    umsync::launch(cs, {.grid = 264, .block = 256}, umsync_test::xor_with, mid_on_consumer, out, n, key);
+    umsync::copy_sync_pageable(output, out, cs);
+  }  // mid_on_consumer is freed on the consumer stream, after its last use there
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    wrong += output[i] != ((3U * input[i] + 1U) ^ key) ? 1 : 0;
+  }
+  CHECK(wrong == 0);
+}
+
+TEST_CASE("pool memory freed on one stream and reused on another after an edge stays correct")
+{
+  umsync_test::memory_baseline const baseline;
+  auto rng = umsync_test::make_rng();
+  umsync::memory_pool pool;
+  umsync::stream<producer> const ps;
+  umsync::stream<consumer> const cs;
+  std::size_t const n = std::size_t{1} << 18;
+  std::vector<std::uint32_t> input(n);
+  std::vector<std::uint32_t> output(n);
+  for (int round = 0; round < 8; ++round) {
+    for (auto& x : input) {
+      x = static_cast<std::uint32_t>(rng());
+    }
+    std::uint32_t const key = static_cast<std::uint32_t>(rng());
+    {
+      umsync::async_pool_buffer<std::uint32_t, producer> a(n, ps, pool);
+      umsync::async_pool_buffer<std::uint32_t, producer> b(n, ps, pool);
+      umsync::copy_sync_pageable(a, input, ps);
+      umsync::launch(ps, {.grid = 132, .block = 256}, umsync_test::delayed_affine, a, b, n, std::uint64_t{2'000'000});
+      umsync::stream_dependency edge(ps, cs);
+      auto b_on_consumer = edge.transfer(std::move(b));
+      umsync::async_pool_buffer<std::uint32_t, consumer> c(n, cs, pool);  // may reuse memory the producer freed
+      umsync::launch(cs, {.grid = 132, .block = 256}, umsync_test::xor_with, b_on_consumer, c, n, key);
+      umsync::copy_sync_pageable(output, c, cs);
+    }
+    std::size_t wrong = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      wrong += output[i] != ((3U * input[i] + 1U) ^ key) ? 1 : 0;
+    }
+    CHECK(wrong == 0);
+  }
+  ps.synchronize();
+  cs.synchronize();
+}
