@@ -286,6 +286,11 @@ TEST_CASE("an exact value lets two blocks take turns")
 
 TEST_CASE("a block_shared flag orders shared memory between two warps")
 {
+  if (umsync_test::under_cuda_tool()) {
+    // racecheck orders shared memory by barriers only, so it reports acquire/release hand-offs.
+    MESSAGE("a CUDA tool instruments this process: shared-memory flag hand-off not run here");
+    return;
+  }
   umsync_test::memory_baseline const baseline;
   auto rng = umsync_test::make_rng();
   constexpr unsigned blocks = 16;
