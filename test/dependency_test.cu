@@ -84,4 +84,5 @@ TEST_CASE("pool memory freed on one stream and reused on another after an edge s
   }
   ps.synchronize();
   cs.synchronize();
+  CHECK(pool.ref().used_bytes() == 0);  // every buffer was freed back into the pool
 }

@@ -20,12 +20,28 @@ void warm_up()
 {
   UMSYNC_CUDA_CHECK(cudaFree(nullptr));
   cudaStream_t stream = nullptr;
+  cudaStream_t blocking = nullptr;
   cudaEvent_t event = nullptr;
-  UMSYNC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  int least = 0;
+  int greatest = 0;
+  UMSYNC_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+  UMSYNC_CUDA_CHECK(cudaStreamCreateWithPriority(&stream, cudaStreamNonBlocking, greatest));
+  UMSYNC_CUDA_CHECK(cudaStreamCreateWithPriority(&blocking, cudaStreamDefault, least));
   UMSYNC_CUDA_CHECK(cudaEventCreate(&event));
+  // The first pool allocation, pageable copy and memset set up driver state that stays.
+  void* device = nullptr;
+  UMSYNC_CUDA_CHECK(cudaMallocAsync(&device, 1 << 20, stream));
+  UMSYNC_CUDA_CHECK(cudaMemsetAsync(device, 0, 1 << 20, stream));
+  static unsigned char host[4096];
+  UMSYNC_CUDA_CHECK(cudaMemcpyAsync(device, host, sizeof host, cudaMemcpyHostToDevice, stream));
+  UMSYNC_CUDA_CHECK(cudaMemcpyAsync(host, device, sizeof host, cudaMemcpyDeviceToHost, stream));
+  UMSYNC_CUDA_CHECK(cudaFreeAsync(device, stream));
   UMSYNC_CUDA_CHECK(cudaEventRecord(event, stream));
-  UMSYNC_CUDA_CHECK(cudaStreamSynchronize(stream));
+  UMSYNC_CUDA_CHECK(cudaStreamWaitEvent(blocking, event, 0));
+  UMSYNC_CUDA_CHECK(cudaStreamSynchronize(blocking));
+  UMSYNC_CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
   UMSYNC_CUDA_CHECK(cudaEventDestroy(event));
+  UMSYNC_CUDA_CHECK(cudaStreamDestroy(blocking));
   UMSYNC_CUDA_CHECK(cudaStreamDestroy(stream));
   UMSYNC_CUDA_CHECK(cudaDeviceSynchronize());
 }

@@ -179,6 +179,8 @@ class memory_pool {
   void destroy() noexcept
   {
     if (handle_ != nullptr) {
+      // Give unused reserved memory back now; cudaMemPoolDestroy alone may defer the release.
+      detail::report_in_destructor(cudaMemPoolTrimTo(handle_, 0), "cudaMemPoolTrimTo");
       detail::report_in_destructor(cudaMemPoolDestroy(handle_), "cudaMemPoolDestroy");
       handle_ = nullptr;
     }
