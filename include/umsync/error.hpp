@@ -17,6 +17,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 
 UMSYNC_NAMESPACE_BEGIN
 
@@ -92,6 +93,42 @@ class bad_alloc : public std::bad_alloc {
 class usage_error : public std::logic_error {
  public:
   explicit usage_error(std::string const& what_happened) : std::logic_error("umsync: " + what_happened) {}
+};
+
+/// Two uses of the same memory on different streams with nothing ordering them: the
+/// UMSYNC_DEBUG checker's finding. Names both streams and both call sites.
+class ordering_error : public usage_error {
+ public:
+  struct site {
+    void const* stream = nullptr;  ///< the cudaStream_t, as an address
+    std::string operation;         ///< "read", "write" or "free"
+    std::source_location where;
+  };
+
+  ordering_error(site earlier, site later)
+      : usage_error(describe(earlier, later)), earlier_(std::move(earlier)), later_(std::move(later))
+  {
+  }
+
+  [[nodiscard]] site const& earlier() const noexcept { return earlier_; }
+  [[nodiscard]] site const& later() const noexcept { return later_; }
+
+ private:
+  static std::string describe(site const& earlier, site const& later)
+  {
+    auto stream_name = [](void const* stream) {
+      char buffer[32];
+      std::snprintf(buffer, sizeof buffer, "%p", stream);
+      return std::string(buffer);
+    };
+    return "unordered access: " + later.operation + " on stream " + stream_name(later.stream) + " at " +
+           detail::describe_location(later.where) + " is not ordered after the " + earlier.operation +
+           " on stream " + stream_name(earlier.stream) + " at " + detail::describe_location(earlier.where) +
+           "; add an event edge (umsync::stream_dependency) between them";
+  }
+
+  site earlier_;
+  site later_;
 };
 
 /// Throws cuda_error when `status` is not cudaSuccess. The runtime's last-error slot is

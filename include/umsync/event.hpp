@@ -10,6 +10,7 @@
 #pragma once
 
 #include <umsync/config.hpp>
+#include <umsync/detail/debug/ordering_checker.hpp>
 #include <umsync/error.hpp>
 #include <umsync/stream_view.hpp>
 
@@ -72,12 +73,14 @@ class basic_event {
   void record(Stream const& s, std::source_location where = std::source_location::current())
   {
     check(cudaEventRecord(get(), s.get()), "cudaEventRecord", where);
+    detail::debug::note_record(handle_, s.get());
   }
 
   /// Blocks the host until the recorded work is done.
   void synchronize(std::source_location where = std::source_location::current()) const
   {
     check(cudaEventSynchronize(get()), "cudaEventSynchronize", where);
+    detail::debug::note_host_waited_for_event(handle_);
   }
 
   /// True when the recorded work is done (or nothing was recorded); never blocks.
@@ -97,6 +100,7 @@ class basic_event {
   {
     if (handle_ != nullptr) {
       report_in_destructor(cudaEventDestroy(handle_), "cudaEventDestroy");
+      debug::note_event_destroyed(handle_);
       handle_ = nullptr;
     }
   }

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <umsync/config.hpp>
+#include <umsync/detail/debug/ordering_checker.hpp>
 #include <umsync/detail/stream_binding.hpp>
 #include <umsync/error.hpp>
 #include <umsync/memory/async_pool_buffer.hpp>
@@ -15,6 +16,7 @@
 #include <umsync/stream_view.hpp>
 
 #include <cstddef>
+#include <source_location>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -25,6 +27,9 @@ struct launch_config {
   dim3 grid{1};
   dim3 block{1};
   std::size_t shared_bytes = 0;
+  /// Where the launch is written (filled in at the call's `{...}`): named by the UMSYNC_DEBUG
+  /// ordering checker.
+  std::source_location where = std::source_location::current();
 };
 
 namespace detail {
@@ -38,16 +43,20 @@ struct is_span : std::false_type {};
 template <class T, memory_kind Kind, class Tag>
 struct is_span<memory_span<T, Kind, Tag>> : std::true_type {};
 
-/// What the kernel receives for `argument` on a stream tagged `StreamTag`.
+/// What the kernel receives for `argument` on a stream tagged `StreamTag`. Memory passed
+/// as writable counts as written, as read-only (const buffer, span of const) as read.
 template <class StreamTag, class Argument>
-decltype(auto) kernel_argument(Argument&& argument)
+decltype(auto) kernel_argument(Argument&& argument, cudaStream_t stream, std::source_location const& where)
 {
   using plain = std::remove_cvref_t<Argument>;
   if constexpr (is_pool_buffer<plain>::value || is_span<plain>::value) {
     static_assert(usable_on_stream<bound_tag_t<plain>, StreamTag>,
                   "umsync: memory bound to one stream is used on another stream; cross with "
                   "umsync::stream_dependency::transfer (an event edge) first");
-    return argument.data();
+    auto* const pointer = argument.data();
+    constexpr bool read_only = std::is_const_v<std::remove_pointer_t<decltype(pointer)>>;
+    debug::note_access(pointer, stream, read_only ? debug::access::read : debug::access::write, where);
+    return pointer;
   } else {
     return std::forward<Argument>(argument);
   }
@@ -62,7 +71,7 @@ void launch(Stream const& stream, launch_config const& config, void (*kernel)(Pa
 {
   static_assert(sizeof...(Params) == sizeof...(Args), "umsync: launch needs one argument per kernel parameter");
   using tag = typename Stream::tag_type;
-  std::tuple<Params...> values{static_cast<Params>(detail::kernel_argument<tag>(std::forward<Args>(args)))...};
+  std::tuple<Params...> values{static_cast<Params>(detail::kernel_argument<tag>(std::forward<Args>(args), stream.get(), config.where))...};
   std::apply(
       [&](auto&... value) {
         void* pointers[] = {static_cast<void*>(&value)..., nullptr};

@@ -125,6 +125,7 @@ class stream {
   {
     if (handle_ != nullptr) {
       detail::report_in_destructor(cudaStreamDestroy(handle_), "cudaStreamDestroy");
+      detail::debug::note_stream_destroyed(handle_);
       handle_ = nullptr;
     }
   }

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <umsync/config.hpp>
+#include <umsync/detail/debug/ordering_checker.hpp>
 #include <umsync/detail/dependent_false.hpp>
 #include <umsync/error.hpp>
 
@@ -67,6 +68,7 @@ class stream_view {
   void synchronize(std::source_location where = std::source_location::current()) const
   {
     check(cudaStreamSynchronize(handle_), "cudaStreamSynchronize", where);
+    detail::debug::note_host_waited_for_stream(handle_);
   }
 
   /// True when all work queued so far has finished; never blocks.
@@ -87,6 +89,7 @@ class stream_view {
   void wait(Event const& e, std::source_location where = std::source_location::current()) const
   {
     check(cudaStreamWaitEvent(handle_, e.get(), cudaEventWaitDefault), "cudaStreamWaitEvent", where);
+    detail::debug::note_wait(handle_, e.get());
   }
 
   /// The stream's priority (lower numbers are more urgent).

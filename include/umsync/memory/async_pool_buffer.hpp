@@ -12,6 +12,7 @@
 #pragma once
 
 #include <umsync/config.hpp>
+#include <umsync/detail/debug/ordering_checker.hpp>
 #include <umsync/detail/dependent_false.hpp>
 #include <umsync/error.hpp>
 #include <umsync/memory/memory_pool.hpp>
@@ -19,6 +20,7 @@
 #include <umsync/stream_view.hpp>
 
 #include <cstddef>
+#include <cstdio>
 #include <limits>
 #include <optional>
 #include <source_location>
@@ -62,6 +64,7 @@ class async_pool_buffer {
       : async_pool_buffer(other.size_, stream, where)
   {
     if (size_ != 0) {
+      detail::debug::note_access(other.data_, stream_.get(), detail::debug::access::read, where);
       check(cudaMemcpyAsync(data_, other.data_, size_bytes(), cudaMemcpyDeviceToDevice, stream_),
             "cudaMemcpyAsync (async_pool_buffer deep copy)", where);
     }
@@ -135,6 +138,7 @@ class async_pool_buffer {
     }
     check(status, pool ? "cudaMallocFromPoolAsync" : "cudaMallocAsync", where);
     data_ = static_cast<T*>(memory);
+    detail::debug::note_access(data_, stream_.get(), detail::debug::access::write, where);
   }
 
   /// Takes over memory that `other` allocated, now bound to `stream` (a transfer).
@@ -158,6 +162,12 @@ class async_pool_buffer {
   void release() noexcept
   {
     if (data_ != nullptr) {
+      try {
+        detail::debug::note_access(data_, stream_.get(), detail::debug::access::free, std::source_location::current());
+      } catch (ordering_error const& e) {
+        // A destructor cannot throw: report the unordered free, then free as asked.
+        std::fprintf(stderr, "%s (in a destructor; not thrown)\n", e.what());
+      }
       detail::report_in_destructor(cudaFreeAsync(data_, stream_), "cudaFreeAsync");
       data_ = nullptr;
       size_ = 0;

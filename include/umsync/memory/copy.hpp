@@ -10,6 +10,7 @@
 #pragma once
 
 #include <umsync/config.hpp>
+#include <umsync/detail/debug/ordering_checker.hpp>
 #include <umsync/detail/dependent_false.hpp>
 #include <umsync/detail/stream_binding.hpp>
 #include <umsync/error.hpp>
@@ -83,6 +84,8 @@ void copy_spans(DstSpan dst, SrcSpan src, stream_view<StreamTag> stream, std::so
   if (src.empty()) {
     return;
   }
+  detail::debug::note_access(src.data(), stream.get(), detail::debug::access::read, where);
+  detail::debug::note_access(dst.data(), stream.get(), detail::debug::access::write, where);
   check(cudaMemcpyAsync(dst.data(), src.data(), src.size_bytes(), cudaMemcpyDefault, stream.get()), "cudaMemcpyAsync",
         where);
 }
