@@ -1,0 +1,137 @@
+// umsync/graph/graph.hpp: an owning, move-only CUDA graph (cudaGraph_t).
+//
+//   umsync::capture_scope scope(s);
+//   ... work on scope.stream() ...
+//   umsync::graph g = scope.end();         // the captured work, not yet runnable
+//   umsync::graph_exec exec(g);            // instantiated: launch it any number of times
+//
+// A graph is a description; it runs only once instantiated (graph_exec). Its queries (nodes
+// by type, edges) exist so tests and tools can check what a capture produced.
+#pragma once
+
+#include <umsync/config.hpp>
+#include <umsync/error.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <source_location>
+#include <utility>
+#include <vector>
+
+UMSYNC_NAMESPACE_BEGIN
+
+/// One dependency edge: `to` runs after `from` has completed (with memory visibility).
+struct graph_edge {
+  cudaGraphNode_t from = nullptr;
+  cudaGraphNode_t to = nullptr;
+};
+
+class graph {
+ public:
+  /// An empty graph (cudaGraphCreate); nodes may be added with the raw graph API.
+  [[nodiscard]] static graph create(std::source_location where = std::source_location::current())
+  {
+    cudaGraph_t handle = nullptr;
+    check(cudaGraphCreate(&handle, 0), "cudaGraphCreate", where);
+    return graph(handle);
+  }
+
+  /// Takes ownership of `handle` (e.g. from cudaStreamEndCapture); it is destroyed with this.
+  [[nodiscard]] static graph adopt(cudaGraph_t handle) noexcept { return graph(handle); }
+
+  graph(graph const&) = delete;
+  graph& operator=(graph const&) = delete;
+  graph(graph&& other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
+  graph& operator=(graph&& other) noexcept
+  {
+    if (this != &other) {
+      destroy();
+      handle_ = std::exchange(other.handle_, nullptr);
+    }
+    return *this;
+  }
+  ~graph() { destroy(); }
+
+  /// The raw handle; throws usage_error on a moved-from graph.
+  [[nodiscard]] cudaGraph_t get() const
+  {
+    if (handle_ == nullptr) [[unlikely]] {
+      throw usage_error("use of a moved-from umsync::graph");
+    }
+    return handle_;
+  }
+
+  [[nodiscard]] std::vector<cudaGraphNode_t> nodes(std::source_location where = std::source_location::current()) const
+  {
+    std::size_t count = 0;
+    check(cudaGraphGetNodes(get(), nullptr, &count), "cudaGraphGetNodes", where);
+    std::vector<cudaGraphNode_t> result(count);
+    if (count != 0) {
+      check(cudaGraphGetNodes(get(), result.data(), &count), "cudaGraphGetNodes", where);
+      result.resize(count);
+    }
+    return result;
+  }
+
+  [[nodiscard]] std::size_t node_count(std::source_location where = std::source_location::current()) const
+  {
+    return nodes(where).size();
+  }
+
+  /// How many nodes have `type` (cudaGraphNodeTypeKernel, ...MemAlloc, ...MemFree, ...).
+  [[nodiscard]] std::size_t count_nodes(cudaGraphNodeType type,
+                                        std::source_location where = std::source_location::current()) const
+  {
+    auto const all = nodes(where);
+    return static_cast<std::size_t>(std::count_if(all.begin(), all.end(), [&](cudaGraphNode_t node) {
+      return type_of(node, where) == type;
+    }));
+  }
+
+  [[nodiscard]] std::vector<graph_edge> edges(std::source_location where = std::source_location::current()) const
+  {
+    std::size_t count = 0;
+    check(cudaGraphGetEdges(get(), nullptr, nullptr, nullptr, &count), "cudaGraphGetEdges", where);
+    std::vector<cudaGraphNode_t> from(count);
+    std::vector<cudaGraphNode_t> to(count);
+    std::vector<cudaGraphEdgeData> data(count);
+    if (count != 0) {
+      check(cudaGraphGetEdges(get(), from.data(), to.data(), data.data(), &count), "cudaGraphGetEdges", where);
+    }
+    std::vector<graph_edge> result;
+    result.reserve(count);
+    for (std::size_t i = 0; i < count; ++i) {
+      result.push_back({from[i], to[i]});
+    }
+    return result;
+  }
+
+  [[nodiscard]] static cudaGraphNodeType type_of(cudaGraphNode_t node,
+                                                 std::source_location where = std::source_location::current())
+  {
+    cudaGraphNodeType type{};
+    check(cudaGraphNodeGetType(node, &type), "cudaGraphNodeGetType", where);
+    return type;
+  }
+
+  /// Writes the graph in Graphviz form (cudaGraphDebugDotPrint), verbose, for debugging.
+  void write_dot(char const* path, std::source_location where = std::source_location::current()) const
+  {
+    check(cudaGraphDebugDotPrint(get(), path, cudaGraphDebugDotFlagsVerbose), "cudaGraphDebugDotPrint", where);
+  }
+
+ private:
+  explicit graph(cudaGraph_t handle) noexcept : handle_(handle) {}
+
+  void destroy() noexcept
+  {
+    if (handle_ != nullptr) {
+      detail::report_in_destructor(cudaGraphDestroy(handle_), "cudaGraphDestroy");
+      handle_ = nullptr;
+    }
+  }
+
+  cudaGraph_t handle_ = nullptr;
+};
+
+UMSYNC_NAMESPACE_END

@@ -1,0 +1,154 @@
+// umsync/graph/graph_exec.hpp: an instantiated, launchable graph (cudaGraphExec_t).
+//
+//   umsync::graph_exec exec(g);     // instantiate once: the expensive part
+//   exec.upload(s);                 // optional: move the setup cost out of the first launch
+//   exec.launch(s);                 // replay: one call for the whole captured step
+//   exec.update(recaptured);        // new parameters, same topology; else graph_update_error
+//
+// A graph with allocation nodes may have only one graph_exec at a time, and a launch fails if
+// allocations of the previous launch are still live: umsync's captures free every buffer they
+// allocate inside the graph, so replays need no auto-free flag.
+#pragma once
+
+#include <umsync/config.hpp>
+#include <umsync/error.hpp>
+#include <umsync/graph/graph.hpp>
+#include <umsync/stream_view.hpp>
+
+#include <source_location>
+#include <string>
+#include <utility>
+
+UMSYNC_NAMESPACE_BEGIN
+
+/// cudaGraphExecUpdate refused the update; the executable graph is unchanged and still
+/// launchable. result() says why; topology_changed() is the usual case (a re-capture that
+/// took another path): instantiate a new graph_exec instead.
+class graph_update_error : public cuda_error {
+ public:
+  graph_update_error(cudaError_t status, cudaGraphExecUpdateResultInfo info,
+                     std::source_location where = std::source_location::current())
+      : cuda_error(status, "cudaGraphExecUpdate (" + describe(info.result) + ")", where), info_(info)
+  {
+  }
+
+  [[nodiscard]] cudaGraphExecUpdateResult result() const noexcept { return info_.result; }
+  [[nodiscard]] bool topology_changed() const noexcept
+  {
+    return info_.result == cudaGraphExecUpdateErrorTopologyChanged;
+  }
+  /// The node of the new graph that could not be matched (may be null, see CUDA's docs).
+  [[nodiscard]] cudaGraphNode_t error_node() const noexcept { return info_.errorNode; }
+
+  static std::string describe(cudaGraphExecUpdateResult result)
+  {
+    switch (result) {
+      case cudaGraphExecUpdateSuccess: return "success";
+      case cudaGraphExecUpdateErrorTopologyChanged:
+        return "the topology changed: node count or edges differ; instantiate a new graph_exec";
+      case cudaGraphExecUpdateErrorNodeTypeChanged:
+        return "a node's type changed; instantiate a new graph_exec";
+      case cudaGraphExecUpdateErrorFunctionChanged:
+      case cudaGraphExecUpdateErrorUnsupportedFunctionChange:
+        return "a kernel node's function changed in a way update cannot apply";
+      case cudaGraphExecUpdateErrorParametersChanged: return "node parameters changed in an unsupported way";
+      case cudaGraphExecUpdateErrorAttributesChanged: return "node attributes changed in an unsupported way";
+      case cudaGraphExecUpdateErrorNotSupported: return "a node does not support update";
+      case cudaGraphExecUpdateError: break;
+    }
+    return "update failed";
+  }
+
+ private:
+  cudaGraphExecUpdateResultInfo info_;
+};
+
+struct instantiate_options {
+  /// Free allocations a previous launch left live before each relaunch. Needed only for
+  /// graphs whose allocations outlive the graph; umsync's captures free inside the graph.
+  bool auto_free_on_launch = false;
+  /// Kernel nodes keep the priority of the stream they were captured on.
+  bool use_node_priority = false;
+};
+
+class graph_exec {
+ public:
+  explicit graph_exec(graph const& description, instantiate_options options = {},
+                      std::source_location where = std::source_location::current())
+  {
+    unsigned long long flags = 0;
+    if (options.auto_free_on_launch) {
+      flags |= cudaGraphInstantiateFlagAutoFreeOnLaunch;
+    }
+    if (options.use_node_priority) {
+      flags |= cudaGraphInstantiateFlagUseNodePriority;
+    }
+    check(cudaGraphInstantiateWithFlags(&handle_, description.get(), flags), "cudaGraphInstantiateWithFlags", where);
+  }
+
+  graph_exec(graph_exec const&) = delete;
+  graph_exec& operator=(graph_exec const&) = delete;
+  graph_exec(graph_exec&& other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
+  graph_exec& operator=(graph_exec&& other) noexcept
+  {
+    if (this != &other) {
+      destroy();
+      handle_ = std::exchange(other.handle_, nullptr);
+    }
+    return *this;
+  }
+  /// Pending launches still complete; the graph's memory goes back to the graph memory cache.
+  ~graph_exec() { destroy(); }
+
+  /// The raw handle; throws usage_error on a moved-from graph_exec.
+  [[nodiscard]] cudaGraphExec_t get() const
+  {
+    if (handle_ == nullptr) [[unlikely]] {
+      throw usage_error("use of a moved-from umsync::graph_exec");
+    }
+    return handle_;
+  }
+
+  /// Runs the whole graph once, ordered after earlier work on `stream` and after the previous
+  /// launch of this graph_exec.
+  template <stream_handle Stream>
+  void launch(Stream const& stream, std::source_location where = std::source_location::current()) const
+  {
+    check(cudaGraphLaunch(get(), stream.get()), "cudaGraphLaunch", where);
+  }
+
+  /// Does the launch setup ahead of time (ordered on `stream`), so the first launch is as
+  /// cheap as the later ones.
+  template <stream_handle Stream>
+  void upload(Stream const& stream, std::source_location where = std::source_location::current()) const
+  {
+    check(cudaGraphUpload(get(), stream.get()), "cudaGraphUpload", where);
+  }
+
+  /// Takes the node parameters of `recaptured`, which must have the same topology as the
+  /// graph this was instantiated from. Throws graph_update_error (this is left unchanged)
+  /// when cudaGraphExecUpdate refuses; any other failure throws cuda_error.
+  void update(graph const& recaptured, std::source_location where = std::source_location::current())
+  {
+    cudaGraphExecUpdateResultInfo info{};
+    cudaError_t const status = cudaGraphExecUpdate(get(), recaptured.get(), &info);
+    if (status == cudaErrorGraphExecUpdateFailure) {
+      static_cast<void>(cudaGetLastError());
+      throw graph_update_error(status, info, where);
+    }
+    check(status, "cudaGraphExecUpdate", where);
+  }
+
+ private:
+  void destroy() noexcept
+  {
+    if (handle_ != nullptr) {
+      detail::report_in_destructor(cudaGraphExecDestroy(handle_), "cudaGraphExecDestroy");
+      handle_ = nullptr;
+    }
+  }
+
+  cudaGraphExec_t handle_ = nullptr;
+};
+
+UMSYNC_NAMESPACE_END
