@@ -88,6 +88,16 @@ class graph {
     }));
   }
 
+  /// True when the graph allocates or frees memory (a capture of async_pool_buffer work).
+  [[nodiscard]] bool has_memory_nodes(std::source_location where = std::source_location::current()) const
+  {
+    auto const all = nodes(where);
+    return std::any_of(all.begin(), all.end(), [&](cudaGraphNode_t node) {
+      auto const type = type_of(node, where);
+      return type == cudaGraphNodeTypeMemAlloc || type == cudaGraphNodeTypeMemFree;
+    });
+  }
+
   [[nodiscard]] std::vector<graph_edge> edges(std::source_location where = std::source_location::current()) const
   {
     std::size_t count = 0;

@@ -8,6 +8,11 @@
 // A graph with allocation nodes may have only one graph_exec at a time, and a launch fails if
 // allocations of the previous launch are still live: umsync's captures free every buffer they
 // allocate inside the graph, so replays need no auto-free flag.
+//
+// update() refuses graphs with memory nodes (on either side) before calling CUDA: every capture
+// gives its allocation nodes new virtual addresses, so a re-capture's kernels point at memory
+// the instantiated graph never maps, and CUDA 13.0 documents no rule for that case. Re-capture
+// and instantiate a new graph_exec instead (notes/graphs.md).
 #pragma once
 
 #include <umsync/config.hpp>
@@ -28,7 +33,13 @@ class graph_update_error : public cuda_error {
  public:
   graph_update_error(cudaError_t status, cudaGraphExecUpdateResultInfo info,
                      std::source_location where = std::source_location::current())
-      : cuda_error(status, "cudaGraphExecUpdate (" + describe(info.result) + ")", where), info_(info)
+      : graph_update_error(status, info, describe(info.result), where)
+  {
+  }
+  /// The same, with umsync's own reason instead of the result's description.
+  graph_update_error(cudaError_t status, cudaGraphExecUpdateResultInfo info, std::string const& reason,
+                     std::source_location where = std::source_location::current())
+      : cuda_error(status, "cudaGraphExecUpdate (" + reason + ")", where), info_(info)
   {
   }
 
@@ -83,17 +94,22 @@ class graph_exec {
     if (options.use_node_priority) {
       flags |= cudaGraphInstantiateFlagUseNodePriority;
     }
+    has_memory_nodes_ = description.has_memory_nodes(where);
     check(cudaGraphInstantiateWithFlags(&handle_, description.get(), flags), "cudaGraphInstantiateWithFlags", where);
   }
 
   graph_exec(graph_exec const&) = delete;
   graph_exec& operator=(graph_exec const&) = delete;
-  graph_exec(graph_exec&& other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
+  graph_exec(graph_exec&& other) noexcept
+      : handle_(std::exchange(other.handle_, nullptr)), has_memory_nodes_(other.has_memory_nodes_)
+  {
+  }
   graph_exec& operator=(graph_exec&& other) noexcept
   {
     if (this != &other) {
       destroy();
       handle_ = std::exchange(other.handle_, nullptr);
+      has_memory_nodes_ = other.has_memory_nodes_;
     }
     return *this;
   }
@@ -127,10 +143,18 @@ class graph_exec {
 
   /// Takes the node parameters of `recaptured`, which must have the same topology as the
   /// graph this was instantiated from. Throws graph_update_error (this is left unchanged)
-  /// when cudaGraphExecUpdate refuses; any other failure throws cuda_error.
+  /// when cudaGraphExecUpdate refuses, or when either graph has memory nodes (see above); any
+  /// other failure throws cuda_error.
   void update(graph const& recaptured, std::source_location where = std::source_location::current())
   {
     cudaGraphExecUpdateResultInfo info{};
+    if (has_memory_nodes_ || recaptured.has_memory_nodes(where)) {
+      info.result = cudaGraphExecUpdateErrorNotSupported;
+      throw graph_update_error(cudaErrorGraphExecUpdateFailure, info,
+                               "umsync does not update graphs with memory nodes: a re-capture allocates at "
+                               "other addresses; instantiate a new graph_exec",
+                               where);
+    }
     cudaError_t const status = cudaGraphExecUpdate(get(), recaptured.get(), &info);
     if (status == cudaErrorGraphExecUpdateFailure) {
       static_cast<void>(cudaGetLastError());
@@ -149,6 +173,7 @@ class graph_exec {
   }
 
   cudaGraphExec_t handle_ = nullptr;
+  bool has_memory_nodes_ = false;
 };
 
 UMSYNC_NAMESPACE_END
