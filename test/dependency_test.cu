@@ -86,3 +86,49 @@ TEST_CASE("pool memory freed on one stream and reused on another after an edge s
   cs.synchronize();
   CHECK(pool.ref().used_bytes() == 0);  // every buffer was freed back into the pool
 }
+
+TEST_CASE("fan-out to two reader streams and fan-in back before the owner frees")
+{
+  umsync_test::memory_baseline const baseline;
+  auto rng = umsync_test::make_rng();
+  struct reader_a {};
+  struct reader_b {};
+  std::size_t const n = std::size_t{1} << 20;
+  std::vector<std::uint32_t> input(n);
+  for (auto& x : input) {
+    x = static_cast<std::uint32_t>(rng());
+  }
+  std::uint32_t const key_a = static_cast<std::uint32_t>(rng());
+  std::uint32_t const key_b = static_cast<std::uint32_t>(rng());
+  std::vector<std::uint32_t> out_a(n, 0);
+  std::vector<std::uint32_t> out_b(n, 0);
+  {
+    umsync::stream<producer> const owner;
+    umsync::stream<reader_a> const sa;
+    umsync::stream<reader_b> const sb;
+    umsync::async_pool_buffer<std::uint32_t, producer> source(n, owner);
+    umsync::async_pool_buffer<std::uint32_t, producer> staged(n, owner);
+    umsync::async_pool_buffer<std::uint32_t, reader_a> result_a(n, sa);
+    umsync::async_pool_buffer<std::uint32_t, reader_b> result_b(n, sb);
+    umsync::copy_sync_pageable(source, input, owner);
+    umsync::launch(owner, {.grid = 264, .block = 256}, umsync_test::delayed_affine, source, staged, n,
+                   std::uint64_t{10'000'000});  // 10 ms late
+    umsync::stream_dependency to_a(owner, sa);
+    umsync::stream_dependency to_b(owner, sb);
+    auto const view_a = to_a.share(staged);
+    auto const view_b = to_b.share(staged);
+    umsync::launch(sa, {.grid = 264, .block = 256}, umsync_test::xor_with, view_a, result_a, n, key_a);
+    umsync::launch(sb, {.grid = 264, .block = 256}, umsync_test::xor_with, view_b, result_b, n, key_b);
+    umsync::stream_dependency(sa, owner).edge();  // fan-in before `staged` is freed on owner
+    umsync::stream_dependency(sb, owner).edge();
+    umsync::copy_sync_pageable(out_a, result_a, sa);
+    umsync::copy_sync_pageable(out_b, result_b, sb);
+  }
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    std::uint32_t const staged_value = 3U * input[i] + 1U;
+    wrong += out_a[i] != (staged_value ^ key_a) ? 1 : 0;
+    wrong += out_b[i] != (staged_value ^ key_b) ? 1 : 0;
+  }
+  CHECK(wrong == 0);
+}

@@ -2,6 +2,7 @@
 //
 //   umsync::stream_dependency edge(producer_stream, consumer_stream);
 //   auto on_consumer = edge.transfer(std::move(buffer));  // event on producer, consumer waits
+//   auto readable = edge.share(other_buffer);             // fan-out: a read-only view for consumer
 //
 // `transfer` is the only way a buffer bound to one stream tag becomes usable on another: it
 // records an event on the source stream, makes the destination stream wait for it, and
@@ -43,6 +44,21 @@ class stream_dependency {
   {
     edge(where);
     return async_pool_buffer<T, To>(std::move(buffer), to_);
+  }
+
+  /// Fan-out: orders the streams (edge()) and lends `buffer` to the destination stream for
+  /// reading, as a read-only span bound to it; the buffer stays bound to (and is freed on) the
+  /// source stream. Several destinations may read at once. Before the source writes or frees
+  /// the buffer again, join back with an edge from each reader (fan-in):
+  ///   stream_dependency(reader, owner).edge();
+  /// UMSYNC_DEBUG builds report a missing join as an ordering_error.
+  template <class T>
+  [[nodiscard("umsync: a shared view is the only way to read the buffer on the destination stream")]]
+  device_span<T const, To> share(async_pool_buffer<T, From> const& buffer,
+                                 std::source_location where = std::source_location::current())
+  {
+    edge(where);
+    return device_span<T const, To>::adopt(buffer.data(), buffer.size());
   }
 
   [[nodiscard]] stream_view<From> from() const noexcept { return from_; }

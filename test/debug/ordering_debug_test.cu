@@ -64,3 +64,30 @@ TEST_CASE("untagged memory on two untagged streams is checked too; host synchron
   b.synchronize();
   UMSYNC_CUDA_CHECK(cudaFree(raw));
 }
+
+TEST_CASE("fan-out without fan-in: writing the shared buffer again on the owner is reported")
+{
+  umsync_test::memory_baseline const baseline;
+  struct owner_tag {};
+  struct reader_tag {};
+  umsync::stream<owner_tag> const owner;
+  umsync::stream<reader_tag> const reader;
+  std::size_t const n = 4096;
+  {
+    umsync::async_pool_buffer<std::uint32_t, owner_tag> shared(n, owner);
+    umsync::async_pool_buffer<std::uint32_t, owner_tag> other(n, owner);
+    umsync::async_pool_buffer<std::uint32_t, reader_tag> result(n, reader);
+    UMSYNC_CUDA_CHECK(cudaMemsetAsync(shared.data(), 3, shared.size_bytes(), owner.view()));
+    UMSYNC_CUDA_CHECK(cudaMemsetAsync(other.data(), 4, other.size_bytes(), owner.view()));
+    umsync::stream_dependency lend(owner, reader);
+    auto const view = lend.share(shared);
+    umsync::launch(reader, {.grid = 16, .block = 256}, umsync_test::xor_with, view, result, n, 1U);
+    // No join: the owner overwriting its buffer races with the reader.
+    CHECK_THROWS_AS(umsync::launch(owner, {.grid = 16, .block = 256}, umsync_test::xor_with, other, shared, n, 2U),
+                    umsync::ordering_error);
+    umsync::stream_dependency(reader, owner).edge();  // the join makes the same write legal
+    CHECK_NOTHROW(umsync::launch(owner, {.grid = 16, .block = 256}, umsync_test::xor_with, other, shared, n, 2U));
+    reader.synchronize();
+  }
+  owner.synchronize();
+}
