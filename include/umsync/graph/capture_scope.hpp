@@ -16,7 +16,8 @@
 //
 // Buffers allocated on a capturing stream must be destroyed before end(), so that their free is
 // part of the graph: the graph then replays without leaking (an allocation still live at the
-// next launch makes cudaGraphLaunch fail). A scope destroyed without end() ends the capture and
+// next launch makes cudaGraphLaunch fail). end() counts allocation and free nodes and throws
+// usage_error when an allocation would escape the graph. A scope destroyed without end() ends the capture and
 // discards the graph, without throwing. A global or per-thread scope must end on the thread
 // that began it.
 #pragma once
@@ -31,7 +32,9 @@
 #include <umsync/stream_view.hpp>
 
 #include <algorithm>
+#include <cstddef>
 #include <source_location>
+#include <string>
 #include <vector>
 
 UMSYNC_NAMESPACE_BEGIN
@@ -129,7 +132,17 @@ class capture_scope {
     if (captured == nullptr) {
       check(cudaErrorStreamCaptureInvalidated, "cudaStreamEndCapture (the capture was invalidated)", where);
     }
-    return graph::adopt(captured);
+    graph result = graph::adopt(captured);
+    std::size_t const allocations = result.count_nodes(cudaGraphNodeTypeMemAlloc, where);
+    std::size_t const frees = result.count_nodes(cudaGraphNodeTypeMemFree, where);
+    if (allocations > frees) {
+      throw usage_error("capture_scope::end(): " + std::to_string(allocations - frees) +
+                        " allocation(s) made during the capture are still live at end(); destroy the "
+                        "async_pool_buffers allocated on a capturing stream before end() (an inner block), so "
+                        "their frees are captured too: otherwise they would be freed before the graph ever runs, "
+                        "and a second launch would fail");
+    }
+    return result;
   }
 
   /// False once end() was called or the capture was discarded.
