@@ -12,5 +12,6 @@
 #include <umsync/memory/memory_pool.hpp>
 #include <umsync/memory/memory_span.hpp>
 #include <umsync/memory/pinned_buffer.hpp>
+#include <umsync/memory/pool_ipc.hpp>
 #include <umsync/stream.hpp>
 #include <umsync/stream_view.hpp>

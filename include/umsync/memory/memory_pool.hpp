@@ -128,6 +128,9 @@ struct memory_pool_options {
   int device = 0;                                               ///< where the memory lives
   std::uint64_t release_threshold = memory_pool_ref::keep_everything;
   std::size_t max_bytes = 0;                                    ///< 0: no limit but the device's
+  /// Allocations may be shared with other processes (POSIX file descriptor handles; see
+  /// umsync/memory/pool_ipc.hpp).
+  bool exportable = false;
 };
 
 /// An owning pool on one device. Move-only; destroying it while allocations from it are
@@ -138,7 +141,7 @@ class memory_pool {
   {
     cudaMemPoolProps props{};
     props.allocType = cudaMemAllocationTypePinned;
-    props.handleTypes = cudaMemHandleTypeNone;
+    props.handleTypes = options.exportable ? cudaMemHandleTypePosixFileDescriptor : cudaMemHandleTypeNone;
     props.location = {cudaMemLocationTypeDevice, options.device};
     props.maxSize = options.max_bytes;
     cudaMemPool_t handle = nullptr;
@@ -151,6 +154,9 @@ class memory_pool {
       throw;
     }
   }
+  /// Takes ownership of `handle` (e.g. a pool imported from another process).
+  [[nodiscard]] static memory_pool adopt(cudaMemPool_t handle) noexcept { return memory_pool(handle); }
+
   memory_pool(memory_pool const&) = delete;
   memory_pool& operator=(memory_pool const&) = delete;
   memory_pool(memory_pool&& other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
@@ -176,6 +182,8 @@ class memory_pool {
   [[nodiscard]] cudaMemPool_t get() const { return ref().get(); }
 
  private:
+  explicit memory_pool(cudaMemPool_t handle) noexcept : handle_(handle) {}
+
   void destroy() noexcept
   {
     if (handle_ != nullptr) {
