@@ -1,0 +1,239 @@
+// GPU tests of umsync/graph/capture_guard.hpp: capture-unsafe calls refused with capture_error
+// before they reach CUDA, so the capture stays valid; what the raw call does instead.
+#include "support/gpu_test.hpp"
+#include "support/kernels.cuh"
+
+#include <umsync/device.hpp>
+#include <umsync/graph/capture.hpp>
+#include <umsync/launch.hpp>
+#include <umsync/memory/copy.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace {
+struct left {};
+struct right {};
+struct warm {};
+
+using u32 = std::uint32_t;
+constexpr umsync::launch_config grid{.grid = 132, .block = 256};
+
+__global__ void add_one(u32* data, std::size_t n)
+{
+  for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x) {
+    data[i] += 1U;
+  }
+}
+
+int current_device()
+{
+  int device = 0;
+  UMSYNC_CUDA_CHECK(cudaGetDevice(&device));
+  return device;
+}
+
+// The first capture, instantiation and launch set up driver state that stays for the process;
+// do that before any test takes its memory baseline.
+void warm_up_graphs()
+{
+  static bool const done = [] {
+    umsync::stream<warm> s;
+    umsync::graph g = [&] {
+      umsync::capture_scope scope(s);
+      {
+        umsync::async_pool_buffer<u32, warm> scratch(1024, scope.stream());
+        UMSYNC_CUDA_CHECK(cudaMemsetAsync(scratch.data(), 0, scratch.size_bytes(), scope.stream().get()));
+      }
+      umsync::launch(scope.stream(), {}, umsync_test::spin_for, std::uint64_t{0});
+      return scope.end();
+    }();
+    {
+      umsync::graph_exec exec(g);
+      exec.launch(s);
+      umsync::synchronize(s);
+    }
+    UMSYNC_CUDA_CHECK(cudaDeviceSynchronize());
+    umsync::trim_graph_memory(current_device());
+    return true;
+  }();
+  static_cast<void>(done);
+}
+
+/// Managed memory for the prefetch and advice calls, freed with cudaFree.
+class managed_words {
+ public:
+  explicit managed_words(std::size_t n) : n_(n)
+  {
+    UMSYNC_CUDA_CHECK(cudaMallocManaged(reinterpret_cast<void**>(&data_), n * sizeof(u32)));
+  }
+  managed_words(managed_words const&) = delete;
+  managed_words& operator=(managed_words const&) = delete;
+  ~managed_words() { umsync::detail::report_in_destructor(cudaFree(data_), "cudaFree"); }
+  [[nodiscard]] u32* data() const noexcept { return data_; }
+  [[nodiscard]] std::size_t bytes() const noexcept { return n_ * sizeof(u32); }
+
+ private:
+  u32* data_ = nullptr;
+  std::size_t n_;
+};
+
+cudaStreamCaptureStatus raw_capture_status(cudaStream_t stream)
+{
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  UMSYNC_CUDA_CHECK(cudaStreamIsCapturing(stream, &status));
+  return status;
+}
+
+}  // namespace
+
+TEST_CASE("check_not_capturing throws capture_error on a capturing stream and the capture stays valid")
+{
+  warm_up_graphs();
+  umsync_test::memory_baseline const baseline;
+  auto rng = umsync_test::make_rng();
+  std::size_t const n = std::size_t{1} << 16;
+  u32 const first_key = static_cast<u32>(rng());
+  u32 const second_key = static_cast<u32>(rng());
+  umsync::stream<left> const a;
+  umsync::async_pool_buffer<u32, left> in(n, a);
+  umsync::async_pool_buffer<u32, left> out(n, a);
+  std::vector<u32> input(n);
+  for (auto& x : input) {
+    x = static_cast<u32>(rng());
+  }
+  umsync::copy_sync_pageable(in, input, a);
+  umsync::graph const g = [&] {
+    umsync::capture_scope scope(a);
+    umsync::launch(scope.stream(), grid, umsync_test::xor_with, in, out, n, first_key);
+    CHECK_THROWS_AS(umsync::check_not_capturing(a.get(), "cudaMemPrefetchAsync"), umsync::capture_error);
+    try {
+      umsync::check_not_capturing(a.get(), "cudaStreamAttachMemAsync");
+    } catch (umsync::capture_error const& error) {
+      CHECK(error.operation() == "cudaStreamAttachMemAsync");
+      CHECK(std::string(error.what()).find("being captured") != std::string::npos);
+    }
+    // Still capturing, not invalidated: the runtime never saw the refused calls.
+    CHECK(raw_capture_status(a.get()) == cudaStreamCaptureStatusActive);
+    umsync::launch(scope.stream(), grid, umsync_test::xor_with, out, out, n, second_key);
+    return scope.end();
+  }();
+  CHECK(g.count_nodes(cudaGraphNodeTypeKernel) == 2);
+  umsync::graph_exec exec(g);
+  exec.launch(a);
+  std::vector<u32> output(n);
+  umsync::copy_sync_pageable(output, out, a);
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    wrong += output[i] != (input[i] ^ first_key ^ second_key) ? 1 : 0;
+  }
+  CHECK(wrong == 0);
+  CHECK_NOTHROW(umsync::check_not_capturing(a.get(), "cudaMemPrefetchAsync"));
+}
+
+TEST_CASE("guarded prefetch, advice and host sync refuse a view of a capturing stream before calling CUDA")
+{
+  warm_up_graphs();
+  umsync_test::memory_baseline const baseline;
+  int const device = current_device();
+  REQUIRE(umsync::capabilities(device).managed_memory);
+  std::size_t const n = std::size_t{1} << 16;
+  managed_words managed(n);
+  cudaMemLocation const on_device{cudaMemLocationTypeDevice, device};
+  umsync::stream<left> const a;
+  umsync::stream<right> const b;
+  {
+    umsync::capture_scope scope(a);
+    umsync::stream_view<left> const view = a.view();  // untyped: only a run-time check can tell
+    CHECK_THROWS_AS(umsync::prefetch_to_device(managed.data(), managed.bytes(), device, view), umsync::capture_error);
+    CHECK_THROWS_AS(umsync::prefetch_to_host(managed.data(), managed.bytes(), view), umsync::capture_error);
+    CHECK_THROWS_AS(
+        umsync::advise_for(view, managed.data(), managed.bytes(), cudaMemAdviseSetPreferredLocation, on_device),
+        umsync::capture_error);
+    CHECK_THROWS_AS(umsync::synchronize(view), umsync::capture_error);
+    // cudaMemAdvise has no stream: a global capture on this thread refuses it for any stream.
+    CHECK_THROWS_AS(
+        umsync::advise_for(b, managed.data(), managed.bytes(), cudaMemAdviseSetPreferredLocation, on_device),
+        umsync::capture_error);
+    CHECK(raw_capture_status(a.get()) == cudaStreamCaptureStatusActive);
+    umsync::launch(scope.stream(), {}, umsync_test::spin_for, std::uint64_t{1000});
+    umsync::graph const g = scope.end();
+    CHECK(g.count_nodes(cudaGraphNodeTypeKernel) == 1);
+    umsync::graph_exec exec(g);
+    exec.launch(a);
+    umsync::synchronize(a);
+  }
+}
+
+TEST_CASE("require_not_capturing throws in UMSYNC_DEBUG builds only, and never disturbs the capture")
+{
+  warm_up_graphs();
+  umsync_test::memory_baseline const baseline;
+  umsync::stream<left> const a;
+  umsync::capture_scope scope(a);
+  if constexpr (umsync::debug_build) {
+    CHECK_THROWS_AS(umsync::require_not_capturing(a.get(), "cudaMemPrefetchAsync"), umsync::capture_error);
+  } else {
+    CHECK_NOTHROW(umsync::require_not_capturing(a.get(), "cudaMemPrefetchAsync"));
+  }
+  CHECK(raw_capture_status(a.get()) == cudaStreamCaptureStatusActive);
+  umsync::launch(scope.stream(), {}, umsync_test::spin_for, std::uint64_t{1000});
+  umsync::graph const g = scope.end();
+  CHECK(g.count_nodes(cudaGraphNodeTypeKernel) == 1);
+}
+
+TEST_CASE("a raw cudaMemPrefetchAsync in a capture invalidates it: end() throws and the stream recovers")
+{
+  warm_up_graphs();
+  umsync_test::memory_baseline const baseline;
+  int const device = current_device();
+  REQUIRE(umsync::capabilities(device).managed_memory);
+  managed_words managed(std::size_t{1} << 16);
+  umsync::stream<left> const a;
+  umsync::capture_scope scope(a);
+  umsync::launch(scope.stream(), {}, umsync_test::spin_for, std::uint64_t{1000});
+  cudaError_t const status =
+      cudaMemPrefetchAsync(managed.data(), managed.bytes(), cudaMemLocation{cudaMemLocationTypeDevice, device}, 0,
+                           a.get());
+  static_cast<void>(cudaGetLastError());
+  MESSAGE("cudaMemPrefetchAsync inside a capture returned " << cudaGetErrorName(status));
+  CHECK(status != cudaSuccess);
+  CHECK(umsync::capture_status_of(a.get()) == umsync::capture_status::invalidated);
+  CHECK_THROWS_AS(umsync::check_not_capturing(a.get(), "cudaMemPrefetchAsync"), umsync::capture_error);
+  CHECK_THROWS_AS(static_cast<void>(scope.end()), umsync::cuda_error);
+  CHECK_FALSE(scope.active());
+  CHECK(umsync::capture_status_of(a.get()) == umsync::capture_status::none);
+  umsync::launch(a, {}, umsync_test::spin_for, std::uint64_t{1000});
+  umsync::synchronize(a);
+}
+
+TEST_CASE("guarded prefetch, advice and host sync run on a stream that is not capturing")
+{
+  warm_up_graphs();
+  umsync_test::memory_baseline const baseline;
+  auto rng = umsync_test::make_rng();
+  int const device = current_device();
+  REQUIRE(umsync::capabilities(device).managed_memory);
+  std::size_t const n = std::size_t{1} << 16;
+  managed_words managed(n);
+  std::vector<u32> expected(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    managed.data()[i] = static_cast<u32>(rng());
+    expected[i] = managed.data()[i] + 1U;
+  }
+  umsync::stream<left> const a;
+  CHECK_FALSE(umsync::unsafe_calls_refused());
+  umsync::advise_for(a, managed.data(), managed.bytes(), cudaMemAdviseSetPreferredLocation,
+                     cudaMemLocation{cudaMemLocationTypeDevice, device});
+  umsync::prefetch_to_device(managed.data(), managed.bytes(), device, a);
+  umsync::launch(a, grid, add_one, managed.data(), n);
+  umsync::prefetch_to_host(managed.data(), managed.bytes(), a);
+  umsync::synchronize(a);
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    wrong += managed.data()[i] != expected[i] ? 1 : 0;
+  }
+  CHECK(wrong == 0);
+}
