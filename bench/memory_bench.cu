@@ -14,6 +14,7 @@
 #include <umsync/stream.hpp>
 
 #include <cstddef>
+#include <vector>
 
 namespace {
 
@@ -43,12 +44,19 @@ void alloc_cuda_malloc(benchmark::State& state)
 }
 
 // Raw cudaMallocFromPoolAsync + cudaFreeAsync against async_pool_buffer, on one pool whose
-// threshold is `threshold`; with `sync_each`, a stream synchronization after every free.
+// threshold is `threshold`, round-robin over range(1) streams (1 when absent); with
+// `sync_each`, a stream synchronization after every free.
 void alloc_pool(benchmark::State& state, std::uint64_t threshold, bool sync_each)
 {
   auto const bytes = static_cast<std::size_t>(state.range(0));
+  auto const stream_count = static_cast<std::size_t>(state.range(1));
   umsync::memory_pool pool({.release_threshold = threshold});
-  umsync::stream<compute> s;
+  std::vector<umsync::stream<compute>> streams(stream_count);
+  auto synchronize_all = [&] {
+    for (auto const& s : streams) {
+      s.synchronize();
+    }
+  };
   umsync_bench::side_by_side compare(state);
   int const ops = sync_each ? 200 : batch;
   for (auto _ : state) {
@@ -56,25 +64,27 @@ void alloc_pool(benchmark::State& state, std::uint64_t threshold, bool sync_each
         [&] {
           return umsync_bench::time_on_host([&] {
             for (int i = 0; i < ops; ++i) {
+              cudaStream_t const s = streams[static_cast<std::size_t>(i) % stream_count].get();
               void* p = nullptr;
-              UMSYNC_CUDA_CHECK(cudaMallocFromPoolAsync(&p, bytes, pool.get(), s.get()));
-              UMSYNC_CUDA_CHECK(cudaFreeAsync(p, s.get()));
+              UMSYNC_CUDA_CHECK(cudaMallocFromPoolAsync(&p, bytes, pool.get(), s));
+              UMSYNC_CUDA_CHECK(cudaFreeAsync(p, s));
               if (sync_each) {
-                UMSYNC_CUDA_CHECK(cudaStreamSynchronize(s.get()));
+                UMSYNC_CUDA_CHECK(cudaStreamSynchronize(s));
               }
             }
-            s.synchronize();
+            synchronize_all();
           });
         },
         [&] {
           return umsync_bench::time_on_host([&] {
             for (int i = 0; i < ops; ++i) {
+              auto const& s = streams[static_cast<std::size_t>(i) % stream_count];
               { umsync::async_pool_buffer<std::byte, compute> buffer(bytes, s, pool); }
               if (sync_each) {
                 s.synchronize();
               }
             }
-            s.synchronize();
+            synchronize_all();
           });
         });
   }
@@ -150,9 +160,20 @@ void launch_typed(benchmark::State& state)
 
 }  // namespace
 
-BENCHMARK(alloc_cuda_malloc)->Arg(256)->Arg(1 << 20)->Arg(64 << 20)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK(alloc_pool_kept)->Arg(256)->Arg(1 << 20)->Arg(64 << 20)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK(alloc_pool_kept_sync_each)->Arg(1 << 20)->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK(alloc_pool_threshold0_sync_each)->Arg(1 << 20)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(alloc_cuda_malloc)
+    ->Arg(256)
+    ->Arg(1 << 20)
+    ->Arg(64 << 20)
+    ->Arg(1 << 30)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+// {bytes, streams}
+BENCHMARK(alloc_pool_kept)
+    ->ArgsProduct({{256, 1 << 20, 64 << 20, 1 << 30}, {1}})
+    ->ArgsProduct({{1 << 20}, {4, 16}})
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(alloc_pool_kept_sync_each)->Args({1 << 20, 1})->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(alloc_pool_threshold0_sync_each)->Args({1 << 20, 1})->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(edge_stream_dependency)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(launch_typed)->UseManualTime()->Unit(benchmark::kMicrosecond);
