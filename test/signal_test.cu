@@ -159,6 +159,9 @@ std::vector<std::uint32_t> random_words(std::mt19937_64& rng, std::size_t n)
 
 void host_device_conversation(umsync_test::memory kind)
 {
+  if (kind == umsync_test::memory::managed) {
+    umsync_test::warm_up_managed_memory();
+  }
   umsync_test::memory_baseline const baseline;
   auto rng = umsync_test::make_rng();
   if (!umsync_test::host_reaches_running_kernel()) {
@@ -311,11 +314,14 @@ TEST_CASE("a block_shared flag orders shared memory between two warps")
   CHECK(wrong == 0);
 }
 
-TEST_CASE("a system_visible counter in pinned memory tells the host how many blocks finished")
+// Managed, not pinned: the device's fetch_add on pinned host memory needs host native atomics
+// (see signal.hpp).
+TEST_CASE("a system_visible counter in managed memory tells the host how many blocks finished")
 {
+  umsync_test::warm_up_managed_memory();
   umsync_test::memory_baseline const baseline;
   constexpr unsigned blocks = 48;
-  umsync_test::sync_buffer<std::uint64_t> counter_word(1, umsync_test::memory::pinned);
+  umsync_test::sync_buffer<std::uint64_t> counter_word(1, umsync_test::memory::managed);
   count_blocks_to_host<<<blocks, 32>>>(counter_word.get());
   umsync_test::check_launch("count_blocks_to_host");
   umsync::counter<umsync::system_visible> const finished{counter_word.get()};

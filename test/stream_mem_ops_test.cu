@@ -116,6 +116,7 @@ TEST_CASE("the host releases a waiting stream through a word in pinned memory")
 
 TEST_CASE("stream memory operations refuse managed and pageable memory before queuing anything")
 {
+  umsync_test::warm_up_managed_memory();
   umsync_test::memory_baseline const baseline;
   if (!supported()) {
     MESSAGE("this device has no 64-bit stream memory operations");

@@ -36,10 +36,9 @@ enum class wait_condition : std::uint32_t {
   equal_to = 3,        ///< an exact value equal to `expected`
 };
 
-/// One timed-out wait, as the device saw it. The first wait to time out claims the record.
+/// One timed-out wait, as the device saw it. The first wait to time out writes it.
 struct wait_record {
   static constexpr std::size_t label_capacity = 64;
-  std::uint32_t claimed;    ///< set by the wait that writes the record
   std::uint32_t complete;   ///< set (release, system scope) once the fields below are written
   std::uint32_t block[3];
   std::uint32_t thread[3];
@@ -59,6 +58,13 @@ struct wait_budget {
 };
 
 namespace detail {
+
+/// Which timed-out wait writes the record. A read-modify-write atomic on pinned host memory is
+/// invalid on systems without host native atomics (compute-sanitizer memcheck reports it; the
+/// H200 host here has none), so the claim lives in device memory: one word per module (each
+/// translation unit without -rdc), never reset, because the trap that follows the first timeout
+/// ends the context anyway.
+static __device__ std::uint32_t wait_record_claim = 0;
 
 inline constexpr unsigned first_backoff_ns = 32;
 inline constexpr unsigned max_backoff_ns = 4096;
@@ -85,7 +91,7 @@ __device__ inline void report_timeout(wait_budget const& budget, wait_condition 
                                       std::uint64_t observed, std::uint64_t waited_ns) noexcept
 {
   if (wait_record* const record = budget.record;
-      record != nullptr && atomicCAS(&record->claimed, 0U, 1U) == 0U) {
+      record != nullptr && atomicCAS(&wait_record_claim, 0U, 1U) == 0U) {
     record->block[0] = blockIdx.x;
     record->block[1] = blockIdx.y;
     record->block[2] = blockIdx.z;

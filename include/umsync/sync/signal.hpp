@@ -18,6 +18,12 @@
 //   system_visible pinned host, managed or peer-mapped memory: system scope only; the host or
 //                  another GPU reads it.
 //
+// Pinned host memory takes loads and stores from the device, but a read-modify-write atomic
+// (counter::add) on it needs host native atomics (cudaDevAttrHostNativeAtomicSupported), which
+// PCIe-attached GPUs such as the H200 here lack: compute-sanitizer memcheck reports such an
+// atomic as invalid. Put counters the device adds to in managed or device memory; flags and
+// exact values (stores only) work in pinned memory.
+//
 // A monotonic counter only ever grows, so it waits for "at least": a wait for an exact value
 // would hang as soon as the counter overshoots it. Exact waits exist, as a different type
 // (exact_value) for words that are stored, not incremented.
