@@ -1,0 +1,167 @@
+// umsync/memory/managed_batch.hpp: one stream-ordered call that prefetches or discards many
+// managed ranges (CUDA 13's cudaMemPrefetchBatchAsync, cudaMemDiscardBatchAsync,
+// cudaMemDiscardAndPrefetchBatchAsync).
+//
+//   umsync::managed_batch batch;
+//   batch.add(weights, umsync::managed_location::device(0)).add(grads, umsync::managed_location::device(0));
+//   batch.prefetch(s);               // one call instead of one per buffer
+//   batch.discard_and_prefetch(s);   // contents not needed: no copy, only placement
+//
+// The batch calls need concurrent managed access on every device and refuse the legacy
+// stream; both are checked first and named in the error rather than left to the runtime.
+#pragma once
+
+#include <umsync/config.hpp>
+#include <umsync/device.hpp>
+#include <umsync/error.hpp>
+#include <umsync/graph/capture_guard.hpp>
+#include <umsync/graph/non_capturing_stream.hpp>
+#include <umsync/memory/managed_buffer.hpp>
+#include <umsync/memory/memory_span.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <source_location>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+UMSYNC_NAMESPACE_BEGIN
+
+/// True when every device has concurrent managed access, which the batch calls require.
+[[nodiscard]] inline bool batch_managed_calls_supported(std::source_location where = std::source_location::current())
+{
+  device_probe const devices = probe_devices(where);
+  if (!devices.usable()) {
+    return false;
+  }
+  for (int device = 0; device < devices.count; ++device) {
+    if (!capabilities(device, where).concurrent_managed_access) {
+      return false;
+    }
+  }
+  return true;
+}
+
+class managed_batch {
+ public:
+  struct entry {
+    void* memory = nullptr;
+    std::size_t bytes = 0;
+    managed_location to = managed_location::host();
+  };
+
+  /// Adds all of `memory`, to be placed at `to` by prefetch (discard ignores `to`). Empty
+  /// ranges are left out: the runtime rejects zero sizes.
+  template <class T>
+  managed_batch& add(managed_span<T> memory, managed_location to)
+  {
+    if (!memory.empty()) {
+      entries_.push_back(entry{const_cast<std::remove_const_t<T>*>(memory.data()), memory.size_bytes(), to});
+    }
+    return *this;
+  }
+  template <class T>
+  managed_batch& add(managed_buffer<T>& memory, managed_location to)
+  {
+    return add(memory.span(), to);
+  }
+
+  [[nodiscard]] std::size_t size() const noexcept { return entries_.size(); }
+  [[nodiscard]] bool empty() const noexcept { return entries_.empty(); }
+  [[nodiscard]] std::vector<entry> const& entries() const noexcept { return entries_; }
+  void clear() noexcept { entries_.clear(); }
+
+  /// Migrates every range to its location, in order on `stream` (one cudaMemPrefetchBatchAsync).
+  template <non_capturing_stream Stream>
+  void prefetch(Stream const& stream, std::source_location where = std::source_location::current()) const
+  {
+    forbid_in_capture<capture_unsafe::prefetch, Stream>();
+    if (empty()) {
+      return;
+    }
+    require_batch_calls(stream.get(), "cudaMemPrefetchBatchAsync", where);
+    call_with_locations(stream.get(), false, where);
+  }
+
+  /// Tells the driver the ranges' contents are no longer needed: they are not migrated, and
+  /// reading them before a write or prefetch gives indeterminate values.
+  template <non_capturing_stream Stream>
+  void discard(Stream const& stream, std::source_location where = std::source_location::current()) const
+  {
+    forbid_in_capture<capture_unsafe::prefetch, Stream>();
+    if (empty()) {
+      return;
+    }
+    require_batch_calls(stream.get(), "cudaMemDiscardBatchAsync", where);
+    std::vector<void*> pointers;
+    std::vector<std::size_t> sizes;
+    for (entry const& e : entries_) {
+      pointers.push_back(e.memory);
+      sizes.push_back(e.bytes);
+    }
+    check(cudaMemDiscardBatchAsync(pointers.data(), sizes.data(), pointers.size(), 0, stream.get()),
+          "cudaMemDiscardBatchAsync", where);
+  }
+
+  /// discard, then place each range at its location without copying the old contents.
+  template <non_capturing_stream Stream>
+  void discard_and_prefetch(Stream const& stream, std::source_location where = std::source_location::current()) const
+  {
+    forbid_in_capture<capture_unsafe::prefetch, Stream>();
+    if (empty()) {
+      return;
+    }
+    require_batch_calls(stream.get(), "cudaMemDiscardAndPrefetchBatchAsync", where);
+    call_with_locations(stream.get(), true, where);
+  }
+
+ private:
+  static void require_batch_calls(cudaStream_t stream, char const* call, std::source_location const& where)
+  {
+    if (!batch_managed_calls_supported(where)) {
+      throw managed_memory_unsupported(std::string(call) + " (needs concurrent managed access on every device)",
+                                       current_device(where));
+    }
+    if (stream == nullptr || stream == cudaStreamLegacy) {
+      throw usage_error(std::string(call) + " on the legacy default stream, which the runtime refuses; use a "
+                                            "umsync::stream");
+    }
+    check_not_capturing(stream, call, where);
+  }
+
+  /// The batch calls take locations as runs: prefetchLocs[k] applies from prefetchLocIdxs[k]
+  /// up to the next run's start. Sorting by location makes one run per distinct location.
+  void call_with_locations(cudaStream_t stream, bool discard_first, std::source_location const& where) const
+  {
+    std::vector<entry> sorted = entries_;
+    std::stable_sort(sorted.begin(), sorted.end(), [](entry const& a, entry const& b) {
+      return a.to.ordinal() < b.to.ordinal();  // the host sorts first (ordinal -1)
+    });
+    std::vector<void*> pointers;
+    std::vector<std::size_t> sizes;
+    std::vector<cudaMemLocation> locations;
+    std::vector<std::size_t> run_starts;
+    for (std::size_t i = 0; i < sorted.size(); ++i) {
+      if (i == 0 || !(sorted[i].to == sorted[i - 1].to)) {
+        locations.push_back(sorted[i].to.get());
+        run_starts.push_back(i);
+      }
+      pointers.push_back(sorted[i].memory);
+      sizes.push_back(sorted[i].bytes);
+    }
+    if (discard_first) {
+      check(cudaMemDiscardAndPrefetchBatchAsync(pointers.data(), sizes.data(), pointers.size(), locations.data(),
+                                                run_starts.data(), locations.size(), 0, stream),
+            "cudaMemDiscardAndPrefetchBatchAsync", where);
+    } else {
+      check(cudaMemPrefetchBatchAsync(pointers.data(), sizes.data(), pointers.size(), locations.data(),
+                                      run_starts.data(), locations.size(), 0, stream),
+            "cudaMemPrefetchBatchAsync", where);
+    }
+  }
+
+  std::vector<entry> entries_;
+};
+
+UMSYNC_NAMESPACE_END

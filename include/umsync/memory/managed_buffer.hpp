@@ -1,0 +1,454 @@
+// umsync/memory/managed_buffer.hpp: unified (managed) memory with typed advice and prefetch.
+//
+//   umsync::managed_buffer<float> w(n);                              // cudaMallocManaged, attach global
+//   w.advise(umsync::advice::preferred_location{umsync::managed_location::device(0)});
+//   w.prefetch(umsync::managed_location::device(0), s);              // stream-ordered migration
+//   umsync::launch(s, cfg, kernel, w.span());
+//   w.prefetch(umsync::managed_location::host(), s);  s.synchronize();  use(w[0]);
+//
+// Advice and prefetch exist only for managed memory: they are members of managed_buffer and
+// free functions on managed_span, and umsync::advise on any other memory does not compile
+// (device memory never migrates, so advice there is a bug). Only the CUDA 13 location API
+// (cudaMemLocation) is used. Prefetch and advice cannot be captured into a graph: on a
+// capturing stream they do not compile, on a view of one they throw capture_error.
+#pragma once
+
+#include <umsync/config.hpp>
+#include <umsync/detail/dependent_false.hpp>
+#include <umsync/device.hpp>
+#include <umsync/error.hpp>
+#include <umsync/graph/capture_guard.hpp>
+#include <umsync/graph/non_capturing_stream.hpp>
+#include <umsync/memory/memory_span.hpp>
+#include <umsync/stream_view.hpp>
+
+#include <cstddef>
+#include <limits>
+#include <optional>
+#include <source_location>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+UMSYNC_NAMESPACE_BEGIN
+
+/// The device lacks a unified-memory feature a call needs (managed memory at all, or
+/// concurrent managed access for batch prefetch and discard). A property of the machine the
+/// program must check for, named with the feature and the device.
+class managed_memory_unsupported : public usage_error {
+ public:
+  managed_memory_unsupported(std::string const& feature, int device)
+      : usage_error("device " + std::to_string(device) + " does not support " + feature), device_(device)
+  {
+  }
+  [[nodiscard]] int device() const noexcept { return device_; }
+
+ private:
+  int device_;
+};
+
+/// Where managed pages live or should go: one device, or the host.
+class managed_location {
+ public:
+  [[nodiscard]] static constexpr managed_location device(int ordinal) noexcept { return managed_location{ordinal}; }
+  [[nodiscard]] static constexpr managed_location host() noexcept { return managed_location{host_id}; }
+
+  [[nodiscard]] constexpr bool is_host() const noexcept { return id_ == host_id; }
+  /// The device ordinal; meaningless for the host.
+  [[nodiscard]] constexpr int ordinal() const noexcept { return id_; }
+  [[nodiscard]] constexpr cudaMemLocation get() const noexcept
+  {
+    return is_host() ? cudaMemLocation{cudaMemLocationTypeHost, 0} : cudaMemLocation{cudaMemLocationTypeDevice, id_};
+  }
+  [[nodiscard]] std::string describe() const { return is_host() ? "host" : "device " + std::to_string(id_); }
+
+  friend constexpr bool operator==(managed_location, managed_location) noexcept = default;
+
+ private:
+  static constexpr int host_id = -1;
+  constexpr explicit managed_location(int id) noexcept : id_(id) {}
+  int id_;
+};
+
+/// The advice umsync gives, one type each, so an advice without its location cannot be written.
+namespace advice {
+/// Pages are duplicated where read; a write collapses every copy (costly: never on memory a
+/// kernel writes, 8.7 s against 0.5 ms for 256 MiB on the H200).
+struct read_mostly {};
+/// Pages stay at `where` and are mapped, rather than migrated, for other processors.
+struct preferred_location {
+  managed_location where;
+};
+/// `by` keeps a mapping to the pages wherever they live, so its accesses do not fault.
+struct accessed_by {
+  managed_location by;
+};
+}  // namespace advice
+
+/// How a new managed allocation is attached (cudaMallocManaged's flags).
+enum class managed_attach {
+  global,  ///< any stream on any device may access it
+  host,    ///< only the host until attached to a stream (cudaStreamAttachMemAsync)
+};
+
+/// Which accesses a stream attachment allows (cudaStreamAttachMemAsync's flags).
+enum class stream_attach {
+  single,  ///< only work on the attached stream (and the host once that stream is idle)
+  host,    ///< only the host
+  global,  ///< any stream
+};
+
+namespace detail {
+
+template <class Advice>
+constexpr std::pair<cudaMemoryAdvise, cudaMemoryAdvise> advice_codes() noexcept
+{
+  if constexpr (std::is_same_v<Advice, advice::read_mostly>) {
+    return {cudaMemAdviseSetReadMostly, cudaMemAdviseUnsetReadMostly};
+  } else if constexpr (std::is_same_v<Advice, advice::preferred_location>) {
+    return {cudaMemAdviseSetPreferredLocation, cudaMemAdviseUnsetPreferredLocation};
+  } else {
+    static_assert(std::is_same_v<Advice, advice::accessed_by>,
+                  "umsync: advice is umsync::advice::read_mostly, preferred_location or accessed_by");
+    return {cudaMemAdviseSetAccessedBy, cudaMemAdviseUnsetAccessedBy};
+  }
+}
+
+template <class Advice>
+constexpr cudaMemLocation advice_location(Advice const& given) noexcept
+{
+  if constexpr (std::is_same_v<Advice, advice::preferred_location>) {
+    return given.where.get();
+  } else if constexpr (std::is_same_v<Advice, advice::accessed_by>) {
+    return given.by.get();
+  } else {
+    return managed_location::host().get();  // ignored by the runtime for read-mostly
+  }
+}
+
+/// cudaMemAdvise, refused while a umsync capture refuses unsafe calls (it would invalidate it).
+template <class Advice>
+void apply_advice(void const* memory, std::size_t bytes, Advice const& given, bool set, std::source_location const& where)
+{
+  if (bytes == 0) {
+    return;
+  }
+  check_unsafe_calls_allowed("cudaMemAdvise", where);
+  auto const codes = advice_codes<Advice>();
+  check(cudaMemAdvise(memory, bytes, set ? codes.first : codes.second, advice_location(given)), "cudaMemAdvise", where);
+}
+
+template <class Stream>
+void prefetch_range(void const* memory, std::size_t bytes, managed_location to, Stream const& stream,
+                    std::source_location const& where)
+{
+  forbid_in_capture<capture_unsafe::prefetch, Stream>();
+  if (bytes == 0) {
+    return;
+  }
+  check_not_capturing(stream.get(), "cudaMemPrefetchAsync", where);
+  check(cudaMemPrefetchAsync(memory, bytes, to.get(), 0, stream.get()), "cudaMemPrefetchAsync", where);
+}
+
+template <class Value>
+Value range_attribute(void const* memory, std::size_t bytes, cudaMemRangeAttribute attribute, char const* name,
+                      std::source_location const& where)
+{
+  Value value{};
+  check(cudaMemRangeGetAttribute(&value, sizeof value, attribute, memory, bytes),
+        std::string("cudaMemRangeGetAttribute(") + name + ")", where);
+  return value;
+}
+
+/// A location from a (type, id) attribute pair; nullopt when the pages disagree or have none.
+inline std::optional<managed_location> range_location(void const* memory, std::size_t bytes,
+                                                      cudaMemRangeAttribute type_attribute,
+                                                      cudaMemRangeAttribute id_attribute,
+                                                      std::source_location const& where)
+{
+  if (bytes == 0) {
+    return std::nullopt;
+  }
+  auto const type = range_attribute<cudaMemLocationType>(memory, bytes, type_attribute, "location type", where);
+  if (type == cudaMemLocationTypeHost) {
+    return managed_location::host();
+  }
+  if (type == cudaMemLocationTypeDevice) {
+    return managed_location::device(range_attribute<int>(memory, bytes, id_attribute, "location id", where));
+  }
+  return std::nullopt;
+}
+
+}  // namespace detail
+
+/// Gives `given` advice for all of `memory` (cudaMemAdvise; applies at once, takes no stream).
+template <class T, class Advice>
+void advise(managed_span<T> memory, Advice const& given, std::source_location where = std::source_location::current())
+{
+  detail::apply_advice(memory.data(), memory.size_bytes(), given, true, where);
+}
+
+/// Removes `given` advice from all of `memory`.
+template <class T, class Advice>
+void unadvise(managed_span<T> memory, Advice const& given, std::source_location where = std::source_location::current())
+{
+  detail::apply_advice(memory.data(), memory.size_bytes(), given, false, where);
+}
+
+/// Any other memory: advice is meaningless there, so it does not compile.
+template <class Memory, class Advice>
+void advise(Memory const&, Advice const&, std::source_location = std::source_location::current())
+{
+  static_assert(detail::dependent_false<Memory>,
+                "umsync: memory advice applies to managed memory only (managed_buffer or managed_span); device, "
+                "pool and pinned memory never migrate, so there is nothing to advise");
+}
+template <class Memory, class Advice>
+void unadvise(Memory const&, Advice const&, std::source_location = std::source_location::current())
+{
+  static_assert(detail::dependent_false<Memory>,
+                "umsync: memory advice applies to managed memory only (managed_buffer or managed_span); device, "
+                "pool and pinned memory never migrate, so there is nothing to advise");
+}
+
+/// Migrates all of `memory` to `to` in stream order (cudaMemPrefetchAsync).
+template <class T, non_capturing_stream Stream>
+void prefetch(managed_span<T> memory, managed_location to, Stream const& stream,
+              std::source_location where = std::source_location::current())
+{
+  detail::prefetch_range(memory.data(), memory.size_bytes(), to, stream, where);
+}
+
+/// `count` elements of managed memory (cudaMallocManaged), freed with cudaFree. Move-only.
+/// Host code may index it directly; device work reaches it through span().
+template <class T>
+class managed_buffer {
+  static_assert(std::is_trivially_copyable_v<T>,
+                "umsync: managed_buffer holds trivially copyable elements only (pages migrate bytewise)");
+
+ public:
+  using value_type = T;
+
+  /// Allocates on the current device. A device without managed memory throws
+  /// managed_memory_unsupported; an allocation failure throws umsync::bad_alloc.
+  explicit managed_buffer(std::size_t count, managed_attach attach = managed_attach::global,
+                          std::source_location where = std::source_location::current())
+      : size_(checked_count(count))
+  {
+    int const device = current_device(where);
+    if (!capabilities(device, where).managed_memory) {
+      throw managed_memory_unsupported("managed memory (cudaMallocManaged)", device);
+    }
+    if (count == 0) {
+      return;
+    }
+    check_unsafe_calls_allowed("cudaMallocManaged", where);
+    void* memory = nullptr;
+    unsigned const flags = attach == managed_attach::host ? cudaMemAttachHost : cudaMemAttachGlobal;
+    cudaError_t const status = cudaMallocManaged(&memory, size_bytes(), flags);
+    if (status == cudaErrorMemoryAllocation) {
+      static_cast<void>(cudaGetLastError());
+      throw bad_alloc(size_bytes(), "cudaMallocManaged", {}, where);
+    }
+    check(status, "cudaMallocManaged", where);
+    data_ = static_cast<T*>(memory);
+  }
+
+  /// Allocates in stream order on `stream` from the device's default *managed* pool (CUDA 13:
+  /// cudaMemGetDefaultMemPool with cudaMemAllocationTypeManaged); freed with cudaFreeAsync on
+  /// the same stream, which must outlive the buffer. Use it only after `stream` reaches it.
+  template <non_capturing_stream Stream>
+  managed_buffer(std::size_t count, Stream const& stream, std::source_location where = std::source_location::current())
+      : size_(checked_count(count)), pool_stream_(stream.get())
+  {
+    int const device = current_device(where);
+    if (!capabilities(device, where).managed_memory || !capabilities(device, where).memory_pools) {
+      throw managed_memory_unsupported("stream-ordered managed allocation (a managed memory pool)", device);
+    }
+    if (count == 0) {
+      return;
+    }
+    cudaMemPool_t pool = nullptr;
+    cudaMemLocation location{cudaMemLocationTypeDevice, device};
+    check(cudaMemGetDefaultMemPool(&pool, &location, cudaMemAllocationTypeManaged),
+          "cudaMemGetDefaultMemPool(cudaMemAllocationTypeManaged)", where);
+    void* memory = nullptr;
+    cudaError_t const status = cudaMallocFromPoolAsync(&memory, size_bytes(), pool, pool_stream_);
+    if (status == cudaErrorMemoryAllocation) {
+      static_cast<void>(cudaGetLastError());
+      throw bad_alloc(size_bytes(), "cudaMallocFromPoolAsync (default managed pool)", {}, where);
+    }
+    check(status, "cudaMallocFromPoolAsync (default managed pool)", where);
+    data_ = static_cast<T*>(memory);
+  }
+
+  managed_buffer(managed_buffer const&) = delete;
+  managed_buffer& operator=(managed_buffer const&) = delete;
+  managed_buffer(managed_buffer&& other) noexcept
+      : data_(std::exchange(other.data_, nullptr)),
+        size_(std::exchange(other.size_, 0)),
+        pool_stream_(std::exchange(other.pool_stream_, nullptr))
+  {
+  }
+  managed_buffer& operator=(managed_buffer&& other) noexcept
+  {
+    if (this != &other) {
+      release();
+      data_ = std::exchange(other.data_, nullptr);
+      size_ = std::exchange(other.size_, 0);
+      pool_stream_ = std::exchange(other.pool_stream_, nullptr);
+    }
+    return *this;
+  }
+  ~managed_buffer() { release(); }
+
+  [[nodiscard]] T* data() noexcept { return data_; }
+  [[nodiscard]] T const* data() const noexcept { return data_; }
+  [[nodiscard]] std::size_t size() const noexcept { return size_; }
+  [[nodiscard]] std::size_t size_bytes() const noexcept { return size_ * sizeof(T); }
+  [[nodiscard]] bool empty() const noexcept { return size_ == 0; }
+  /// True when the memory came from the default managed pool (stream-ordered).
+  [[nodiscard]] bool from_pool() const noexcept { return pool_stream_ != nullptr; }
+
+  /// Host access: the caller orders it after device work that touches the buffer.
+  [[nodiscard]] T& operator[](std::size_t i) noexcept { return data_[i]; }
+  [[nodiscard]] T const& operator[](std::size_t i) const noexcept { return data_[i]; }
+  [[nodiscard]] T* begin() noexcept { return data_; }
+  [[nodiscard]] T* end() noexcept { return data_ + size_; }
+  [[nodiscard]] T const* begin() const noexcept { return data_; }
+  [[nodiscard]] T const* end() const noexcept { return data_ + size_; }
+
+  [[nodiscard]] managed_span<T> span() noexcept { return managed_span<T>::adopt(data_, size_); }
+  [[nodiscard]] managed_span<T const> span() const noexcept { return managed_span<T const>::adopt(data_, size_); }
+
+  template <class Advice>
+  void advise(Advice const& given, std::source_location where = std::source_location::current()) const
+  {
+    detail::apply_advice(data_, size_bytes(), given, true, where);
+  }
+  template <class Advice>
+  void unadvise(Advice const& given, std::source_location where = std::source_location::current()) const
+  {
+    detail::apply_advice(data_, size_bytes(), given, false, where);
+  }
+
+  /// Migrates the whole buffer to `to`, in order on `stream`.
+  template <non_capturing_stream Stream>
+  void prefetch(managed_location to, Stream const& stream, std::source_location where = std::source_location::current()) const
+  {
+    detail::prefetch_range(data_, size_bytes(), to, stream, where);
+  }
+  /// Migrates elements [first, first + count) to `to`, in order on `stream`.
+  template <non_capturing_stream Stream>
+  void prefetch(std::size_t first, std::size_t count, managed_location to, Stream const& stream,
+                std::source_location where = std::source_location::current()) const
+  {
+    if (first > size_ || count > size_ - first) {
+      throw std::out_of_range("umsync: prefetch of elements [" + std::to_string(first) + ", " +
+                              std::to_string(first) + " + " + std::to_string(count) + ") of a managed_buffer of " +
+                              std::to_string(size_));
+    }
+    detail::prefetch_range(data_ + first, count * sizeof(T), to, stream, where);
+  }
+
+  /// Restricts which work may access the buffer (cudaStreamAttachMemAsync, whole allocation).
+  /// Not for pool allocations: the runtime attaches whole cudaMallocManaged allocations only.
+  template <non_capturing_stream Stream>
+  void attach(Stream const& stream, stream_attach mode, std::source_location where = std::source_location::current())
+  {
+    forbid_in_capture<capture_unsafe::attach_memory, Stream>();
+    if (from_pool()) {
+      throw usage_error("cudaStreamAttachMemAsync on a managed_buffer from a memory pool: only cudaMallocManaged "
+                        "allocations can be attached");
+    }
+    if (data_ == nullptr) {
+      return;
+    }
+    check_not_capturing(stream.get(), "cudaStreamAttachMemAsync", where);
+    unsigned const flags = mode == stream_attach::single ? cudaMemAttachSingle
+                           : mode == stream_attach::host ? cudaMemAttachHost
+                                                         : cudaMemAttachGlobal;
+    check(cudaStreamAttachMemAsync(stream.get(), data_, 0, flags), "cudaStreamAttachMemAsync", where);
+  }
+
+  /// What is in force now (cudaMemRangeGetAttribute). An empty buffer has no advice.
+  [[nodiscard]] bool read_mostly(std::source_location where = std::source_location::current()) const
+  {
+    return size_ != 0 &&
+           detail::range_attribute<int>(data_, size_bytes(), cudaMemRangeAttributeReadMostly, "ReadMostly", where) != 0;
+  }
+  /// The preferred location all pages share, nullopt when none (or they differ).
+  [[nodiscard]] std::optional<managed_location> preferred_location(
+      std::source_location where = std::source_location::current()) const
+  {
+    return detail::range_location(data_, size_bytes(), cudaMemRangeAttributePreferredLocationType,
+                                  cudaMemRangeAttributePreferredLocationId, where);
+  }
+  /// Where all pages were last prefetched to, nullopt when never (or not all to one place).
+  /// Says what was asked, not whether the migration has run yet.
+  [[nodiscard]] std::optional<managed_location> last_prefetch_location(
+      std::source_location where = std::source_location::current()) const
+  {
+    return detail::range_location(data_, size_bytes(), cudaMemRangeAttributeLastPrefetchLocationType,
+                                  cudaMemRangeAttributeLastPrefetchLocationId, where);
+  }
+  /// True when `device` has accessed-by advice over the whole buffer.
+  [[nodiscard]] bool accessed_by(int device, std::source_location where = std::source_location::current()) const
+  {
+    if (size_ == 0) {
+      return false;
+    }
+    int devices[64];
+    check(cudaMemRangeGetAttribute(devices, sizeof devices, cudaMemRangeAttributeAccessedBy, data_, size_bytes()),
+          "cudaMemRangeGetAttribute(AccessedBy)", where);
+    for (int const id : devices) {
+      if (id == device) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+ private:
+  static std::size_t checked_count(std::size_t count)
+  {
+    if (count > std::numeric_limits<std::size_t>::max() / sizeof(T)) {
+      throw std::length_error("umsync: managed_buffer of " + std::to_string(count) + " elements overflows size_t");
+    }
+    return count;
+  }
+
+  void release() noexcept
+  {
+    if (data_ != nullptr) {
+      if (pool_stream_ != nullptr) {
+        detail::report_in_destructor(cudaFreeAsync(data_, pool_stream_), "cudaFreeAsync (managed pool)");
+      } else {
+        detail::report_in_destructor(cudaFree(data_), "cudaFree (managed)");
+      }
+      data_ = nullptr;
+      size_ = 0;
+    }
+    pool_stream_ = nullptr;
+  }
+
+  T* data_ = nullptr;
+  std::size_t size_ = 0;
+  cudaStream_t pool_stream_ = nullptr;  ///< set for pool allocations: where they are freed
+};
+
+/// Advice on a whole managed_buffer through the free function reads as on a span.
+template <class T, class Advice>
+void advise(managed_buffer<T> const& memory, Advice const& given, std::source_location where = std::source_location::current())
+{
+  memory.advise(given, where);
+}
+template <class T, class Advice>
+void unadvise(managed_buffer<T> const& memory, Advice const& given,
+              std::source_location where = std::source_location::current())
+{
+  memory.unadvise(given, where);
+}
+
+UMSYNC_NAMESPACE_END
