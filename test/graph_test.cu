@@ -221,7 +221,7 @@ TEST_CASE("a two-stream step captured and replayed matches the stream version, a
   // The baseline checks device free memory is back where it started.
 }
 
-TEST_CASE("graph memory is cached after the graph_exec is gone until trimmed")
+TEST_CASE("a 64 MiB graph allocation is back on the device once the graph_exec is gone and the cache is trimmed")
 {
   warm_up_graphs();
   umsync_test::memory_baseline const baseline;
