@@ -272,7 +272,7 @@ class phase_scope {
     if constexpr ((!Access::writes || declared::writes) && Access::side == declared::side) {
       return view_as<Buffer, Access>();
     } else {
-      return view_as<Buffer, declared>();
+      return decltype(view_as<Buffer, Access>()){};  // the type asked for, so only the rule is reported
     }
   }
 
