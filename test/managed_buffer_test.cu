@@ -1,0 +1,324 @@
+// GPU tests of umsync/memory/managed_buffer.hpp and umsync/memory/managed_batch.hpp: advice and
+// prefetch read back through cudaMemRangeGetAttribute, random data through every path, memory
+// back to its baseline. Every test stays far below 256 MiB of managed memory.
+#include "support/gpu_test.hpp"
+
+#include <umsync/device.hpp>
+#include <umsync/launch.hpp>
+#include <umsync/memory/managed_batch.hpp>
+#include <umsync/memory/managed_buffer.hpp>
+#include <umsync/stream.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <vector>
+
+namespace {
+using u32 = std::uint32_t;
+using umsync::managed_location;
+constexpr umsync::launch_config grid{.grid = 132, .block = 256};
+
+__global__ void affine_in_place(u32* data, std::size_t n, u32 a, u32 b)
+{
+  for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x) {
+    data[i] = a * data[i] + b;
+  }
+}
+
+__global__ void fill_index(u32* data, std::size_t n, u32 key)
+{
+  for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x) {
+    data[i] = static_cast<u32>(i) ^ key;
+  }
+}
+
+bool concurrent_managed_access()
+{
+  return umsync::capabilities(umsync::current_device()).concurrent_managed_access;
+}
+
+void trim_default_managed_pool()
+{
+  cudaMemPool_t pool = nullptr;
+  cudaMemLocation location{cudaMemLocationTypeDevice, umsync::current_device()};
+  UMSYNC_CUDA_CHECK(cudaMemGetDefaultMemPool(&pool, &location, cudaMemAllocationTypeManaged));
+  UMSYNC_CUDA_CHECK(cudaMemPoolTrimTo(pool, 0));
+}
+
+// The first managed allocation, migration, advice and managed-pool allocation set up driver
+// state that stays for the process; do that once before any test takes its memory baseline.
+void warm_up_managed()
+{
+  static bool const done = [] {
+    umsync::stream<> const s;
+    {
+      umsync::managed_buffer<u32> warm(1 << 18);
+      warm[0] = 1;
+      warm.advise(umsync::advice::read_mostly{});
+      warm.unadvise(umsync::advice::read_mostly{});
+      if (concurrent_managed_access()) {
+        warm.prefetch(managed_location::device(umsync::current_device()), s);
+        umsync::launch(s, grid, affine_in_place, warm.span(), warm.size(), u32{3}, u32{1});
+        warm.prefetch(managed_location::host(), s);
+        umsync::managed_buffer<u32> pooled(1 << 18, s);
+        umsync::managed_batch batch;
+        batch.add(pooled, managed_location::device(umsync::current_device()));
+        batch.prefetch(s);
+        s.synchronize();
+      }
+      s.synchronize();
+    }
+    UMSYNC_CUDA_CHECK(cudaDeviceSynchronize());
+    trim_default_managed_pool();
+    return true;
+  }();
+  static_cast<void>(done);
+}
+
+std::vector<u32> random_words(std::size_t n, std::mt19937_64& rng)
+{
+  std::vector<u32> words(n);
+  for (auto& w : words) {
+    w = static_cast<u32>(rng());
+  }
+  return words;
+}
+}  // namespace
+
+TEST_CASE("advice is in force as cudaMemRangeGetAttribute reads it, and unsets remove it")
+{
+  warm_up_managed();
+  umsync_test::memory_baseline const baseline;
+  int const device = umsync::current_device();
+  umsync::managed_buffer<u32> buffer(std::size_t{1} << 20);  // 4 MiB
+  // A fresh allocation has no advice (CUDA 13 adds none by default).
+  CHECK_FALSE(buffer.read_mostly());
+  CHECK_FALSE(buffer.preferred_location().has_value());
+  CHECK_FALSE(buffer.last_prefetch_location().has_value());
+  CHECK_FALSE(buffer.accessed_by(device));
+
+  buffer.advise(umsync::advice::read_mostly{});
+  CHECK(buffer.read_mostly());
+  buffer.unadvise(umsync::advice::read_mostly{});
+  CHECK_FALSE(buffer.read_mostly());
+
+  buffer.advise(umsync::advice::preferred_location{managed_location::device(device)});
+  REQUIRE(buffer.preferred_location().has_value());
+  CHECK(*buffer.preferred_location() == managed_location::device(device));
+  buffer.advise(umsync::advice::preferred_location{managed_location::host()});
+  REQUIRE(buffer.preferred_location().has_value());
+  CHECK(buffer.preferred_location()->is_host());
+  buffer.unadvise(umsync::advice::preferred_location{managed_location::host()});
+  CHECK_FALSE(buffer.preferred_location().has_value());
+
+  buffer.advise(umsync::advice::accessed_by{managed_location::device(device)});
+  CHECK(buffer.accessed_by(device));
+  buffer.unadvise(umsync::advice::accessed_by{managed_location::device(device)});
+  CHECK_FALSE(buffer.accessed_by(device));
+  CHECK_NOTHROW(buffer.advise(umsync::advice::accessed_by{managed_location::host()}));
+  CHECK_NOTHROW(buffer.unadvise(umsync::advice::accessed_by{managed_location::host()}));
+
+  // The free functions on a span and on the buffer give the same advice.
+  umsync::advise(buffer.span(), umsync::advice::read_mostly{});
+  CHECK(buffer.read_mostly());
+  umsync::unadvise(buffer, umsync::advice::read_mostly{});
+  CHECK_FALSE(buffer.read_mostly());
+}
+
+TEST_CASE("prefetch to the device and back: last prefetch location and random data round-trip")
+{
+  warm_up_managed();
+  umsync_test::memory_baseline const baseline;
+  if (!concurrent_managed_access()) {
+    MESSAGE("no concurrent managed access: prefetch to a device is refused by the runtime");
+    return;
+  }
+  auto rng = umsync_test::make_rng();
+  int const device = umsync::current_device();
+  std::size_t const n = (std::size_t{1} << 22) + rng() % 4096;  // about 16 MiB
+  u32 const a = static_cast<u32>(rng()) | 1U;
+  u32 const b = static_cast<u32>(rng());
+  std::vector<u32> const input = random_words(n, rng);
+  umsync::stream<> const s;
+  umsync::managed_buffer<u32> buffer(n);
+  std::copy(input.begin(), input.end(), buffer.begin());
+
+  buffer.prefetch(managed_location::device(device), s);
+  REQUIRE(buffer.last_prefetch_location().has_value());
+  CHECK(*buffer.last_prefetch_location() == managed_location::device(device));
+  umsync::launch(s, grid, affine_in_place, buffer.span(), n, a, b);
+  buffer.prefetch(managed_location::host(), s);
+  s.synchronize();
+  REQUIRE(buffer.last_prefetch_location().has_value());
+  CHECK(buffer.last_prefetch_location()->is_host());
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    wrong += buffer[i] != a * input[i] + b ? 1 : 0;
+  }
+  CHECK(wrong == 0);
+
+  // A range: the first half only, and a range past the end is refused before CUDA sees it.
+  buffer.prefetch(0, n / 2, managed_location::device(device), s);
+  CHECK_THROWS_AS(buffer.prefetch(n / 2, n, managed_location::device(device), s), std::out_of_range);
+  CHECK_FALSE(buffer.last_prefetch_location().has_value());  // the halves now differ
+  s.synchronize();
+}
+
+TEST_CASE("batch prefetch places each buffer where asked; discard then overwrite keeps data right")
+{
+  warm_up_managed();
+  umsync_test::memory_baseline const baseline;
+  if (!umsync::batch_managed_calls_supported()) {
+    umsync::managed_batch batch;
+    umsync::managed_buffer<u32> one(16);
+    batch.add(one, managed_location::host());
+    umsync::stream<> const s;
+    CHECK_THROWS_AS(batch.prefetch(s), umsync::managed_memory_unsupported);
+    return;
+  }
+  auto rng = umsync_test::make_rng();
+  int const device = umsync::current_device();
+  umsync::stream<> const s;
+  std::size_t const sizes[] = {(std::size_t{1} << 20) + 17, std::size_t{1} << 18, (std::size_t{1} << 21) + 5};
+  umsync::managed_buffer<u32> first(sizes[0]);
+  umsync::managed_buffer<u32> second(sizes[1]);
+  umsync::managed_buffer<u32> third(sizes[2]);
+  std::vector<u32> const in_first = random_words(sizes[0], rng);
+  std::vector<u32> const in_second = random_words(sizes[1], rng);
+  std::copy(in_first.begin(), in_first.end(), first.begin());
+  std::copy(in_second.begin(), in_second.end(), second.begin());
+
+  umsync::managed_batch batch;
+  batch.add(first, managed_location::device(device))
+      .add(third, managed_location::host())
+      .add(second, managed_location::device(device));
+  CHECK(batch.size() == 3);
+  batch.prefetch(s);
+  s.synchronize();
+  REQUIRE(first.last_prefetch_location().has_value());
+  REQUIRE(second.last_prefetch_location().has_value());
+  REQUIRE(third.last_prefetch_location().has_value());
+  CHECK(*first.last_prefetch_location() == managed_location::device(device));
+  CHECK(*second.last_prefetch_location() == managed_location::device(device));
+  CHECK(third.last_prefetch_location()->is_host());
+
+  u32 const key = static_cast<u32>(rng());
+  umsync::launch(s, grid, affine_in_place, first.span(), first.size(), u32{5}, u32{7});
+  umsync::launch(s, grid, affine_in_place, second.span(), second.size(), u32{9}, key);
+  // third's contents are not needed: discard, place on the device, overwrite there.
+  umsync::managed_batch scratch;
+  scratch.add(third, managed_location::device(device));
+  scratch.discard_and_prefetch(s);
+  umsync::launch(s, grid, fill_index, third.span(), third.size(), key);
+  umsync::managed_batch back;
+  back.add(first, managed_location::host()).add(second, managed_location::host()).add(third, managed_location::host());
+  back.prefetch(s);
+  s.synchronize();
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < sizes[0]; ++i) {
+    wrong += first[i] != 5U * in_first[i] + 7U ? 1 : 0;
+  }
+  for (std::size_t i = 0; i < sizes[1]; ++i) {
+    wrong += second[i] != 9U * in_second[i] + key ? 1 : 0;
+  }
+  for (std::size_t i = 0; i < sizes[2]; ++i) {
+    wrong += third[i] != (static_cast<u32>(i) ^ key) ? 1 : 0;
+  }
+  CHECK(wrong == 0);
+
+  // Plain discard, then a full overwrite on the device.
+  umsync::managed_batch drop;
+  drop.add(second, managed_location::host());
+  drop.discard(s);
+  umsync::launch(s, grid, fill_index, second.span(), second.size(), ~key);
+  s.synchronize();
+  wrong = 0;
+  for (std::size_t i = 0; i < sizes[1]; ++i) {
+    wrong += second[i] != (static_cast<u32>(i) ^ ~key) ? 1 : 0;
+  }
+  CHECK(wrong == 0);
+
+  // The runtime refuses the legacy stream for batch calls: umsync says so first.
+  CHECK_THROWS_AS(batch.prefetch(umsync::legacy_default_stream()), umsync::usage_error);
+  umsync::managed_batch const nothing;
+  CHECK_NOTHROW(nothing.prefetch(s));
+}
+
+TEST_CASE("host-attached allocation, then attached to one stream: the stream's kernel sees the host's data")
+{
+  warm_up_managed();
+  umsync_test::memory_baseline const baseline;
+  auto rng = umsync_test::make_rng();
+  std::size_t const n = (std::size_t{1} << 16) + rng() % 100;
+  std::vector<u32> const input = random_words(n, rng);
+  umsync::stream<> const s;
+  umsync::managed_buffer<u32> buffer(n, umsync::managed_attach::host);
+  std::copy(input.begin(), input.end(), buffer.begin());
+  buffer.attach(s, umsync::stream_attach::single);
+  s.synchronize();  // the attachment takes effect in stream order
+  umsync::launch(s, grid, affine_in_place, buffer.span(), n, u32{3}, u32{11});
+  s.synchronize();
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    wrong += buffer[i] != 3U * input[i] + 11U ? 1 : 0;
+  }
+  CHECK(wrong == 0);
+  buffer.attach(s, umsync::stream_attach::global);
+  s.synchronize();
+}
+
+TEST_CASE("stream-ordered allocation from the default managed pool is managed memory")
+{
+  warm_up_managed();
+  umsync_test::memory_baseline const baseline;
+  umsync::stream<> const s;
+  auto rng = umsync_test::make_rng();
+  std::size_t const n = (std::size_t{1} << 20) + rng() % 100;
+  std::vector<u32> const input = random_words(n, rng);
+  {
+    umsync::managed_buffer<u32> pooled(n, s);
+    CHECK(pooled.from_pool());
+    s.synchronize();  // the host may touch it once the stream has reached the allocation
+    cudaPointerAttributes attributes{};
+    UMSYNC_CUDA_CHECK(cudaPointerGetAttributes(&attributes, pooled.data()));
+    CHECK(attributes.type == cudaMemoryTypeManaged);
+    std::copy(input.begin(), input.end(), pooled.begin());
+    if (concurrent_managed_access()) {
+      pooled.prefetch(managed_location::device(umsync::current_device()), s);
+    }
+    umsync::launch(s, grid, affine_in_place, pooled.span(), n, u32{7}, u32{2});
+    s.synchronize();
+    std::size_t wrong = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      wrong += pooled[i] != 7U * input[i] + 2U ? 1 : 0;
+    }
+    CHECK(wrong == 0);
+    CHECK_THROWS_AS(pooled.attach(s, umsync::stream_attach::single), umsync::usage_error);
+  }
+  s.synchronize();
+  trim_default_managed_pool();
+}
+
+TEST_CASE("size 0 allocates nothing and has no advice; overflow is length_error; moves empty the source")
+{
+  warm_up_managed();
+  umsync_test::memory_baseline const baseline;
+  umsync::managed_buffer<double> empty(0);
+  CHECK(empty.data() == nullptr);
+  CHECK(empty.empty());
+  CHECK_FALSE(empty.read_mostly());
+  CHECK_FALSE(empty.preferred_location().has_value());
+  CHECK_NOTHROW(empty.advise(umsync::advice::read_mostly{}));
+  CHECK_THROWS_AS(umsync::managed_buffer<double>(std::numeric_limits<std::size_t>::max() / 4), std::length_error);
+  umsync::managed_buffer<double> a(64);
+  double* const p = a.data();
+  umsync::managed_buffer<double> b = std::move(a);
+  CHECK(b.data() == p);
+  CHECK(a.data() == nullptr);  // NOLINT(bugprone-use-after-move)
+  a = std::move(b);
+  CHECK(a.data() == p);
+  CHECK(a.size() == 64);
+}
