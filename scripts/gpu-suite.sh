@@ -68,6 +68,10 @@ step "benchmarks" "$out/bench.txt" "$build/bench/umsync_bench" --benchmark_min_t
   --benchmark_repetitions="$bench_repetitions" --benchmark_report_aggregates_only=true \
   --benchmark_out="$out/bench.json" --benchmark_out_format=json --benchmark_counters_tabular=true
 
+if [ -f "$out/bench.json" ]; then
+  step "bench report" "$out/bench.txt" python3 scripts/bench_report.py "$out/bench.json" --out "$out/report"
+fi
+
 echo
 echo "================ umsync GPU suite summary ================"
 head -n 2 "$out/gpu.txt" | tail -n 1

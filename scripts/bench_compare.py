@@ -1,0 +1,60 @@
+#!/usr/bin/env python3
+"""Compares two umsync_bench JSON runs and flags regressions beyond the noise each run measured.
+
+    python3 scripts/bench_compare.py baseline.json candidate.json [--min-change 0.05] [--sigmas 3]
+
+Both runs need repetitions (--benchmark_repetitions=N, N >= 3): the noise of a benchmark is the
+larger of the two runs' standard deviations of its time. A benchmark regresses when its median
+time grew by more than --min-change (relative) AND by more than --sigmas times that noise.
+Exit status 1 when anything regressed, so CI can gate on it; 2 on unusable input.
+"""
+import argparse
+import json
+import sys
+
+
+def load(path):
+    with open(path) as f:
+        data = json.load(f)
+    runs = {}
+    for b in data.get("benchmarks", []):
+        if b.get("run_type") != "aggregate":
+            continue
+        runs.setdefault(b["run_name"], {})[b["aggregate_name"]] = b["real_time"]
+    return runs
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("baseline")
+    parser.add_argument("candidate")
+    parser.add_argument("--min-change", type=float, default=0.05)
+    parser.add_argument("--sigmas", type=float, default=3.0)
+    args = parser.parse_args()
+    old, new = load(args.baseline), load(args.candidate)
+    common = sorted(set(old) & set(new))
+    usable = [n for n in common if {"median", "stddev"} <= old[n].keys() and {"median", "stddev"} <= new[n].keys()]
+    if not usable:
+        print("bench_compare: no benchmark has median and stddev in both runs (run with --benchmark_repetitions=3 or more)",
+              file=sys.stderr)
+        return 2
+    regressions = 0
+    print(f"{'benchmark':60s} {'old':>12s} {'new':>12s} {'change':>8s} {'noise':>8s}  verdict")
+    for name in usable:
+        o, n = old[name], new[name]
+        change = (n["median"] - o["median"]) / o["median"] if o["median"] else 0.0
+        noise = max(o["stddev"], n["stddev"])
+        noise_rel = noise / o["median"] if o["median"] else 0.0
+        worse = change > args.min_change and (n["median"] - o["median"]) > args.sigmas * noise
+        better = -change > args.min_change and (o["median"] - n["median"]) > args.sigmas * noise
+        verdict = "REGRESSION" if worse else ("faster" if better else "same")
+        regressions += worse
+        print(f"{name[:60]:60s} {o['median']:12.3f} {n['median']:12.3f} {100 * change:7.1f}% {100 * noise_rel:7.1f}%  {verdict}")
+    for name in sorted(set(old) ^ set(new)):
+        print(f"{name[:60]:60s} only in {'baseline' if name in old else 'candidate'}")
+    print(f"bench_compare: {regressions} regression(s) in {len(usable)} compared benchmarks")
+    return 1 if regressions else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
