@@ -31,8 +31,10 @@ step() {  # step NAME LOGFILE COMMAND...: runs, logs, records PASS/FAIL
   tail -n 5 "$log"
 }
 
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,memory.used,memory.total --format=csv >"$out/gpu.txt" 2>&1
-cat "$out/gpu.txt"
+# At most 8 files come back from the device tool: build.log (GPU state first), ctest.log,
+# sanitizer.log, checks.log (examples, SASS), bench.txt, bench.json, report.tar.gz.
+gpu_state=$(nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,memory.used,memory.total --format=csv 2>&1)
+echo "$gpu_state" | tee "$out/build.log"
 
 step configure "$out/build.log" cmake -S . -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_CUDA_ARCHITECTURES=90 -DUMSYNC_BUILD_TESTS=ON -DUMSYNC_BUILD_BENCHMARKS=ON -DUMSYNC_BUILD_EXAMPLES=ON
@@ -56,12 +58,12 @@ for tool in memcheck racecheck synccheck initcheck; do
 done
 
 for example in "${examples[@]}"; do
-  step "example $(basename "$example")" "$out/examples.log" "$example"
+  step "example $(basename "$example")" "$out/checks.log" "$example"
 done
 
 # Zero-cost checks on the generated code (SASS), where a module provides them.
 if [ -f scripts/sass-check.sh ]; then
-  step "sass check" "$out/sass.log" bash scripts/sass-check.sh "$build"
+  step "sass check" "$out/checks.log" bash scripts/sass-check.sh "$build"
 fi
 
 step "benchmarks" "$out/bench.txt" "$build/bench/umsync_bench" --benchmark_min_time="$bench_min_time" \
@@ -70,11 +72,12 @@ step "benchmarks" "$out/bench.txt" "$build/bench/umsync_bench" --benchmark_min_t
 
 if [ -f "$out/bench.json" ]; then
   step "bench report" "$out/bench.txt" python3 scripts/bench_report.py "$out/bench.json" --out "$out/report"
+  tar -czf "$out/report.tar.gz" -C "$out" report && rm -rf "$out/report"
 fi
 
 echo
 echo "================ umsync GPU suite summary ================"
-head -n 2 "$out/gpu.txt" | tail -n 1
+echo "$gpu_state" | sed -n 2p
 grep -E "tests passed" "$out/ctest.log" | tail -n 1
 fail=0
 for i in "${!names[@]}"; do
