@@ -23,14 +23,23 @@ static_assert(managed_location::device(1).get().type == cudaMemLocationTypeDevic
 static_assert(managed_location::device(1).get().id == 1);
 static_assert(managed_location::device(0) != managed_location::host());
 
-// Each advice type names its set and unset codes.
-static_assert(umsync::detail::advice_codes<umsync::advice::read_mostly>() ==
-              std::pair{cudaMemAdviseSetReadMostly, cudaMemAdviseUnsetReadMostly});
-static_assert(umsync::detail::advice_codes<umsync::advice::preferred_location>() ==
-              std::pair{cudaMemAdviseSetPreferredLocation, cudaMemAdviseUnsetPreferredLocation});
-static_assert(umsync::detail::advice_codes<umsync::advice::accessed_by>() ==
-              std::pair{cudaMemAdviseSetAccessedBy, cudaMemAdviseUnsetAccessedBy});
-static_assert(umsync::detail::advice_location(umsync::advice::accessed_by{managed_location::device(3)}).id == 3);
+// Each advice type names its set and unset codes and its location.
+static_assert(umsync::advice::read_mostly::set == cudaMemAdviseSetReadMostly);
+static_assert(umsync::advice::read_mostly::unset == cudaMemAdviseUnsetReadMostly);
+static_assert(umsync::advice::preferred_location::set == cudaMemAdviseSetPreferredLocation);
+static_assert(umsync::advice::preferred_location::unset == cudaMemAdviseUnsetPreferredLocation);
+static_assert(umsync::advice::accessed_by::set == cudaMemAdviseSetAccessedBy);
+static_assert(umsync::advice::accessed_by::unset == cudaMemAdviseUnsetAccessedBy);
+static_assert(umsync::advice::accessed_by{managed_location::device(3)}.location().id == 3);
+static_assert(umsync::advice::preferred_location{managed_location::host()}.location().type == cudaMemLocationTypeHost);
+static_assert(umsync::memory_advice<umsync::advice::read_mostly>);
+static_assert(!umsync::memory_advice<cudaMemoryAdvise>);
+
+// Advice is for managed memory only.
+static_assert(umsync::detail::is_managed_memory<umsync::managed_buffer<float>>);
+static_assert(umsync::detail::is_managed_memory<umsync::managed_span<float const>>);
+static_assert(!umsync::detail::is_managed_memory<umsync::device_span<float>>);
+static_assert(!umsync::detail::is_managed_memory<umsync::pinned_span<float>>);
 
 // Buffers are move-only; each policy hands kernels the span of its memory kind.
 static_assert(!std::is_copy_constructible_v<umsync::managed_buffer<float>>);

@@ -14,7 +14,6 @@
 #pragma once
 
 #include <umsync/config.hpp>
-#include <umsync/detail/dependent_false.hpp>
 #include <umsync/device.hpp>
 #include <umsync/error.hpp>
 #include <umsync/graph/capture_guard.hpp>
@@ -22,7 +21,10 @@
 #include <umsync/memory/memory_span.hpp>
 #include <umsync/stream_view.hpp>
 
+#include <algorithm>
+#include <concepts>
 #include <cstddef>
+#include <iterator>
 #include <limits>
 #include <optional>
 #include <source_location>
@@ -39,9 +41,7 @@ UMSYNC_NAMESPACE_BEGIN
 class managed_memory_unsupported : public usage_error {
  public:
   managed_memory_unsupported(std::string const& feature, int device)
-      : usage_error("device " + std::to_string(device) + " does not support " + feature), device_(device)
-  {
-  }
+      : usage_error("device " + std::to_string(device) + " does not support " + feature), device_(device) {}
   [[nodiscard]] int device() const noexcept { return device_; }
 
  private:
@@ -71,20 +71,36 @@ class managed_location {
   int id_;
 };
 
-/// The advice umsync gives, one type each, so an advice without its location cannot be written.
+/// The advice umsync gives, one type each, carrying its set and unset codes, so an advice
+/// without its location cannot be written.
 namespace advice {
 /// Pages are duplicated where read; a write collapses every copy (costly: never on memory a
 /// kernel writes, 8.7 s against 0.5 ms for 256 MiB on the H200).
-struct read_mostly {};
+struct read_mostly {
+  static constexpr cudaMemoryAdvise set = cudaMemAdviseSetReadMostly;
+  static constexpr cudaMemoryAdvise unset = cudaMemAdviseUnsetReadMostly;
+  /// The runtime ignores the location of read-mostly advice.
+  [[nodiscard]] constexpr cudaMemLocation location() const noexcept { return managed_location::host().get(); }
+};
 /// Pages stay at `where` and are mapped, rather than migrated, for other processors.
 struct preferred_location {
+  static constexpr cudaMemoryAdvise set = cudaMemAdviseSetPreferredLocation;
+  static constexpr cudaMemoryAdvise unset = cudaMemAdviseUnsetPreferredLocation;
   managed_location where;
+  [[nodiscard]] constexpr cudaMemLocation location() const noexcept { return where.get(); }
 };
 /// `by` keeps a mapping to the pages wherever they live, so its accesses do not fault.
 struct accessed_by {
+  static constexpr cudaMemoryAdvise set = cudaMemAdviseSetAccessedBy;
+  static constexpr cudaMemoryAdvise unset = cudaMemAdviseUnsetAccessedBy;
   managed_location by;
+  [[nodiscard]] constexpr cudaMemLocation location() const noexcept { return by.get(); }
 };
 }  // namespace advice
+
+template <class A>
+concept memory_advice = std::same_as<A, advice::read_mostly> || std::same_as<A, advice::preferred_location> ||
+                        std::same_as<A, advice::accessed_by>;
 
 /// How a new managed allocation is attached (cudaMallocManaged's flags).
 enum class managed_attach {
@@ -99,44 +115,35 @@ enum class stream_attach {
   global,  ///< any stream
 };
 
+template <class T>
+class managed_buffer;
+
 namespace detail {
 
-template <class Advice>
-constexpr std::pair<cudaMemoryAdvise, cudaMemoryAdvise> advice_codes() noexcept
-{
-  if constexpr (std::is_same_v<Advice, advice::read_mostly>) {
-    return {cudaMemAdviseSetReadMostly, cudaMemAdviseUnsetReadMostly};
-  } else if constexpr (std::is_same_v<Advice, advice::preferred_location>) {
-    return {cudaMemAdviseSetPreferredLocation, cudaMemAdviseUnsetPreferredLocation};
-  } else {
-    static_assert(std::is_same_v<Advice, advice::accessed_by>,
-                  "umsync: advice is umsync::advice::read_mostly, preferred_location or accessed_by");
-    return {cudaMemAdviseSetAccessedBy, cudaMemAdviseUnsetAccessedBy};
-  }
-}
-
-template <class Advice>
-constexpr cudaMemLocation advice_location(Advice const& given) noexcept
-{
-  if constexpr (std::is_same_v<Advice, advice::preferred_location>) {
-    return given.where.get();
-  } else if constexpr (std::is_same_v<Advice, advice::accessed_by>) {
-    return given.by.get();
-  } else {
-    return managed_location::host().get();  // ignored by the runtime for read-mostly
-  }
-}
-
 /// cudaMemAdvise, refused while a umsync capture refuses unsafe calls (it would invalidate it).
-template <class Advice>
+template <memory_advice Advice>
 void apply_advice(void const* memory, std::size_t bytes, Advice const& given, bool set, std::source_location const& where)
 {
   if (bytes == 0) {
     return;
   }
   check_unsafe_calls_allowed("cudaMemAdvise", where);
-  auto const codes = advice_codes<Advice>();
-  check(cudaMemAdvise(memory, bytes, set ? codes.first : codes.second, advice_location(given)), "cudaMemAdvise", where);
+  check(cudaMemAdvise(memory, bytes, set ? Advice::set : Advice::unset, given.location()), "cudaMemAdvise", where);
+}
+
+template <class Memory>
+inline constexpr bool is_managed_memory = false;
+template <class T, class Tag>
+inline constexpr bool is_managed_memory<memory_span<T, memory_kind::managed, Tag>> = true;
+template <class T>
+inline constexpr bool is_managed_memory<managed_buffer<T>> = true;
+
+template <class Memory>
+constexpr void require_managed() noexcept
+{
+  static_assert(is_managed_memory<Memory>,
+                "umsync: memory advice applies to managed memory only (managed_buffer or managed_span); device, "
+                "pool and pinned memory never migrate, so there is nothing to advise");
 }
 
 template <class Stream>
@@ -152,12 +159,12 @@ void prefetch_range(void const* memory, std::size_t bytes, managed_location to, 
 }
 
 template <class Value>
-Value range_attribute(void const* memory, std::size_t bytes, cudaMemRangeAttribute attribute, char const* name,
+Value range_attribute(void const* memory, std::size_t bytes, cudaMemRangeAttribute attribute,
                       std::source_location const& where)
 {
   Value value{};
   check(cudaMemRangeGetAttribute(&value, sizeof value, attribute, memory, bytes),
-        std::string("cudaMemRangeGetAttribute(") + name + ")", where);
+        "cudaMemRangeGetAttribute(attribute " + std::to_string(static_cast<int>(attribute)) + ")", where);
   return value;
 }
 
@@ -170,46 +177,37 @@ inline std::optional<managed_location> range_location(void const* memory, std::s
   if (bytes == 0) {
     return std::nullopt;
   }
-  auto const type = range_attribute<cudaMemLocationType>(memory, bytes, type_attribute, "location type", where);
+  auto const type = range_attribute<cudaMemLocationType>(memory, bytes, type_attribute, where);
   if (type == cudaMemLocationTypeHost) {
     return managed_location::host();
   }
   if (type == cudaMemLocationTypeDevice) {
-    return managed_location::device(range_attribute<int>(memory, bytes, id_attribute, "location id", where));
+    return managed_location::device(range_attribute<int>(memory, bytes, id_attribute, where));
   }
   return std::nullopt;
 }
 
 }  // namespace detail
 
-/// Gives `given` advice for all of `memory` (cudaMemAdvise; applies at once, takes no stream).
-template <class T, class Advice>
-void advise(managed_span<T> memory, Advice const& given, std::source_location where = std::source_location::current())
+/// Gives `given` advice for all of `memory`, a managed_buffer or managed_span (cudaMemAdvise:
+/// applies at once, takes no stream). Any other memory does not compile.
+template <class Memory, memory_advice Advice>
+void advise(Memory const& memory, Advice const& given, std::source_location where = std::source_location::current())
 {
-  detail::apply_advice(memory.data(), memory.size_bytes(), given, true, where);
+  detail::require_managed<Memory>();
+  if constexpr (detail::is_managed_memory<Memory>) {
+    detail::apply_advice(memory.data(), memory.size_bytes(), given, true, where);
+  }
 }
 
 /// Removes `given` advice from all of `memory`.
-template <class T, class Advice>
-void unadvise(managed_span<T> memory, Advice const& given, std::source_location where = std::source_location::current())
+template <class Memory, memory_advice Advice>
+void unadvise(Memory const& memory, Advice const& given, std::source_location where = std::source_location::current())
 {
-  detail::apply_advice(memory.data(), memory.size_bytes(), given, false, where);
-}
-
-/// Any other memory: advice is meaningless there, so it does not compile.
-template <class Memory, class Advice>
-void advise(Memory const&, Advice const&, std::source_location = std::source_location::current())
-{
-  static_assert(detail::dependent_false<Memory>,
-                "umsync: memory advice applies to managed memory only (managed_buffer or managed_span); device, "
-                "pool and pinned memory never migrate, so there is nothing to advise");
-}
-template <class Memory, class Advice>
-void unadvise(Memory const&, Advice const&, std::source_location = std::source_location::current())
-{
-  static_assert(detail::dependent_false<Memory>,
-                "umsync: memory advice applies to managed memory only (managed_buffer or managed_span); device, "
-                "pool and pinned memory never migrate, so there is nothing to advise");
+  detail::require_managed<Memory>();
+  if constexpr (detail::is_managed_memory<Memory>) {
+    detail::apply_advice(memory.data(), memory.size_bytes(), given, false, where);
+  }
 }
 
 /// Migrates all of `memory` to `to` in stream order (cudaMemPrefetchAsync).
@@ -246,13 +244,7 @@ class managed_buffer {
     check_unsafe_calls_allowed("cudaMallocManaged", where);
     void* memory = nullptr;
     unsigned const flags = attach == managed_attach::host ? cudaMemAttachHost : cudaMemAttachGlobal;
-    cudaError_t const status = cudaMallocManaged(&memory, size_bytes(), flags);
-    if (status == cudaErrorMemoryAllocation) {
-      static_cast<void>(cudaGetLastError());
-      throw bad_alloc(size_bytes(), "cudaMallocManaged", {}, where);
-    }
-    check(status, "cudaMallocManaged", where);
-    data_ = static_cast<T*>(memory);
+    take_allocation(cudaMallocManaged(&memory, size_bytes(), flags), memory, "cudaMallocManaged", where);
   }
 
   /// Allocates in stream order on `stream` from the device's default *managed* pool (CUDA 13:
@@ -274,30 +266,18 @@ class managed_buffer {
     check(cudaMemGetDefaultMemPool(&pool, &location, cudaMemAllocationTypeManaged),
           "cudaMemGetDefaultMemPool(cudaMemAllocationTypeManaged)", where);
     void* memory = nullptr;
-    cudaError_t const status = cudaMallocFromPoolAsync(&memory, size_bytes(), pool, pool_stream_);
-    if (status == cudaErrorMemoryAllocation) {
-      static_cast<void>(cudaGetLastError());
-      throw bad_alloc(size_bytes(), "cudaMallocFromPoolAsync (default managed pool)", {}, where);
-    }
-    check(status, "cudaMallocFromPoolAsync (default managed pool)", where);
-    data_ = static_cast<T*>(memory);
+    take_allocation(cudaMallocFromPoolAsync(&memory, size_bytes(), pool, pool_stream_), memory,
+                    "cudaMallocFromPoolAsync (default managed pool)", where);
   }
 
   managed_buffer(managed_buffer const&) = delete;
   managed_buffer& operator=(managed_buffer const&) = delete;
-  managed_buffer(managed_buffer&& other) noexcept
-      : data_(std::exchange(other.data_, nullptr)),
-        size_(std::exchange(other.size_, 0)),
-        pool_stream_(std::exchange(other.pool_stream_, nullptr))
-  {
-  }
+  managed_buffer(managed_buffer&& other) noexcept { take(other); }
   managed_buffer& operator=(managed_buffer&& other) noexcept
   {
     if (this != &other) {
       release();
-      data_ = std::exchange(other.data_, nullptr);
-      size_ = std::exchange(other.size_, 0);
-      pool_stream_ = std::exchange(other.pool_stream_, nullptr);
+      take(other);
     }
     return *this;
   }
@@ -322,12 +302,12 @@ class managed_buffer {
   [[nodiscard]] managed_span<T> span() noexcept { return managed_span<T>::adopt(data_, size_); }
   [[nodiscard]] managed_span<T const> span() const noexcept { return managed_span<T const>::adopt(data_, size_); }
 
-  template <class Advice>
+  template <memory_advice Advice>
   void advise(Advice const& given, std::source_location where = std::source_location::current()) const
   {
     detail::apply_advice(data_, size_bytes(), given, true, where);
   }
-  template <class Advice>
+  template <memory_advice Advice>
   void unadvise(Advice const& given, std::source_location where = std::source_location::current()) const
   {
     detail::apply_advice(data_, size_bytes(), given, false, where);
@@ -366,17 +346,15 @@ class managed_buffer {
       return;
     }
     check_not_capturing(stream.get(), "cudaStreamAttachMemAsync", where);
-    unsigned const flags = mode == stream_attach::single ? cudaMemAttachSingle
-                           : mode == stream_attach::host ? cudaMemAttachHost
-                                                         : cudaMemAttachGlobal;
-    check(cudaStreamAttachMemAsync(stream.get(), data_, 0, flags), "cudaStreamAttachMemAsync", where);
+    constexpr unsigned flags[] = {cudaMemAttachSingle, cudaMemAttachHost, cudaMemAttachGlobal};  // stream_attach order
+    check(cudaStreamAttachMemAsync(stream.get(), data_, 0, flags[static_cast<int>(mode)]), "cudaStreamAttachMemAsync",
+          where);
   }
 
   /// What is in force now (cudaMemRangeGetAttribute). An empty buffer has no advice.
   [[nodiscard]] bool read_mostly(std::source_location where = std::source_location::current()) const
   {
-    return size_ != 0 &&
-           detail::range_attribute<int>(data_, size_bytes(), cudaMemRangeAttributeReadMostly, "ReadMostly", where) != 0;
+    return size_ != 0 && detail::range_attribute<int>(data_, size_bytes(), cudaMemRangeAttributeReadMostly, where) != 0;
   }
   /// The preferred location all pages share, nullopt when none (or they differ).
   [[nodiscard]] std::optional<managed_location> preferred_location(
@@ -399,15 +377,10 @@ class managed_buffer {
     if (size_ == 0) {
       return false;
     }
-    int devices[64];
+    int devices[64];  // unused slots read cudaInvalidDeviceId
     check(cudaMemRangeGetAttribute(devices, sizeof devices, cudaMemRangeAttributeAccessedBy, data_, size_bytes()),
           "cudaMemRangeGetAttribute(AccessedBy)", where);
-    for (int const id : devices) {
-      if (id == device) {
-        return true;
-      }
-    }
-    return false;
+    return std::find(std::begin(devices), std::end(devices), device) != std::end(devices);
   }
 
  private:
@@ -417,6 +390,23 @@ class managed_buffer {
       throw std::length_error("umsync: managed_buffer of " + std::to_string(count) + " elements overflows size_t");
     }
     return count;
+  }
+
+  void take_allocation(cudaError_t status, void* memory, char const* call, std::source_location const& where)
+  {
+    if (status == cudaErrorMemoryAllocation) {
+      static_cast<void>(cudaGetLastError());
+      throw bad_alloc(size_bytes(), call, {}, where);
+    }
+    check(status, call, where);
+    data_ = static_cast<T*>(memory);
+  }
+
+  void take(managed_buffer& other) noexcept
+  {
+    data_ = std::exchange(other.data_, nullptr);
+    size_ = std::exchange(other.size_, 0);
+    pool_stream_ = std::exchange(other.pool_stream_, nullptr);
   }
 
   void release() noexcept
@@ -437,18 +427,5 @@ class managed_buffer {
   std::size_t size_ = 0;
   cudaStream_t pool_stream_ = nullptr;  ///< set for pool allocations: where they are freed
 };
-
-/// Advice on a whole managed_buffer through the free function reads as on a span.
-template <class T, class Advice>
-void advise(managed_buffer<T> const& memory, Advice const& given, std::source_location where = std::source_location::current())
-{
-  memory.advise(given, where);
-}
-template <class T, class Advice>
-void unadvise(managed_buffer<T> const& memory, Advice const& given,
-              std::source_location where = std::source_location::current())
-{
-  memory.unadvise(given, where);
-}
 
 UMSYNC_NAMESPACE_END
