@@ -6,7 +6,9 @@
 #include <umsync/device.hpp>
 #include <umsync/launch.hpp>
 #include <umsync/memory/managed_batch.hpp>
+#include <umsync/memory/copy.hpp>
 #include <umsync/memory/managed_buffer.hpp>
+#include <umsync/memory/pinned_buffer.hpp>
 #include <umsync/stream.hpp>
 
 #include <algorithm>
@@ -16,6 +18,7 @@
 #include <limits>
 #include <stdexcept>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -327,6 +330,34 @@ TEST_CASE("stream-ordered allocation from the default managed pool is managed me
   }
   s.synchronize();
   trim_default_managed_pool();
+}
+
+TEST_CASE("typed copies take a managed_buffer through its span: pinned in, kernel, pinned out")
+{
+  warm_up_managed();
+  umsync_test::memory_baseline const baseline;
+  managed_settle const settle;
+  auto rng = umsync_test::make_rng();
+  std::size_t const n = (std::size_t{1} << 18) + rng() % 100;
+  umsync::stream<> const s;
+  umsync::pinned_buffer<u32> in(n);
+  umsync::pinned_buffer<u32> out(n);
+  for (auto& x : in) {
+    x = static_cast<u32>(rng());
+  }
+  for (auto& x : out) {
+    x = 0xDEADBEEFU;  // poison
+  }
+  umsync::managed_buffer<u32> buffer(n);
+  umsync::copy_async(buffer.span(), in, s);
+  umsync::launch(s, grid, affine_in_place, buffer.span(), n, u32{13}, u32{17});
+  umsync::copy_async(out, std::as_const(buffer).span(), s);
+  s.synchronize();
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    wrong += out[i] != 13U * in[i] + 17U ? 1 : 0;
+  }
+  CHECK(wrong == 0);
 }
 
 TEST_CASE("size 0 allocates nothing and has no advice; overflow is length_error; moves empty the source")
