@@ -16,6 +16,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <thread>
 #include <type_traits>
@@ -191,13 +192,14 @@ void run_step(umsync::phase_options options)
       REQUIRE(w.last_prefetch_location().has_value());
       CHECK(w.last_prefetch_location()->is_host());
     }
-    umsync::managed_span<u32> const host_weights = scope.view<weights>();
+    static_assert(std::is_same_v<decltype(scope.view<weights>()), std::span<u32>>);  // host phase: host view
+    std::span<u32> const host_weights = scope.view<weights>();
     std::size_t wrong = 0;
     for (std::size_t i = 0; i < n; ++i) {
       u32 const a = initial[i] * 3U + 1U;
       u32 const expected = initial[i] - (a ^ initial[i]);
-      wrong += host_weights.data()[i] != expected ? 1 : 0;
-      host_weights.data()[i] = ~expected;  // host_read_write: the host may write
+      wrong += host_weights[i] != expected ? 1 : 0;
+      host_weights[i] = ~expected;  // host_read_write: the host may write
     }
     CHECK(wrong == 0);
   }

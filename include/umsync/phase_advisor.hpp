@@ -35,6 +35,7 @@
 #include <array>
 #include <cstddef>
 #include <source_location>
+#include <span>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -238,7 +239,9 @@ template <class Plan, class... Buffers, class... T>
 }
 
 /// A phase in force on a stream. Its views are spans of const where the phase declared
-/// read-only access, so a write there does not compile. Ends (lets the next phase be
+/// read-only access, so a write there does not compile. Device accesses give managed_span
+/// (for umsync::launch), host accesses std::span (host code only: a kernel cannot take one).
+/// Host views are for after the entry stream has finished (scope.stream().synchronize()). Ends (lets the next phase be
 /// entered) when destroyed; advice stays as the phase left it.
 template <class Advisor, class Phase>
 class phase_scope {
@@ -290,7 +293,11 @@ class phase_scope {
       auto& binding = std::get<find<Buffer>()>(advisor_->bindings_);
       using element = typename std::remove_reference_t<decltype(binding)>::element_type;
       using viewed = std::conditional_t<Access::writes, element, element const>;
-      return managed_span<viewed>::adopt(binding.memory->data(), binding.memory->size());
+      if constexpr (Access::side == phase_side::host) {
+        return std::span<viewed>(binding.memory->data(), binding.memory->size());
+      } else {
+        return managed_span<viewed>::adopt(binding.memory->data(), binding.memory->size());
+      }
     } else {
       return managed_span<int const>{};
     }
