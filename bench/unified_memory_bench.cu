@@ -68,7 +68,7 @@ class pinned_ceiling {
   }
   pinned_ceiling(pinned_ceiling const&) = delete;
   pinned_ceiling& operator=(pinned_ceiling const&) = delete;
-  ~pinned_ceiling() { static_cast<void>(cudaFree(device_)); }
+  ~pinned_ceiling() { umsync::detail::report_in_destructor(cudaFree(device_), "cudaFree (ceiling)"); }
 
   timings run(umsync::stream<> const& s)
   {

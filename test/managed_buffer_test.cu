@@ -93,8 +93,13 @@ class managed_settle {
   managed_settle& operator=(managed_settle const&) = delete;
   ~managed_settle()
   {
-    static_cast<void>(cudaDeviceSynchronize());
-    for (int i = 0; i < 100 && umsync_test::memory_baseline::free_bytes() < free_before_; ++i) {
+    umsync::detail::report_in_destructor(cudaDeviceSynchronize(), "cudaDeviceSynchronize (managed_settle)");
+    std::size_t free = 0;
+    std::size_t total = 0;
+    for (int i = 0; i < 100; ++i) {
+      if (cudaMemGetInfo(&free, &total) != cudaSuccess || free >= free_before_) {
+        break;  // a failing call is left for the baseline's own check to report
+      }
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
   }
