@@ -43,7 +43,9 @@
 
 UMSYNC_NAMESPACE_BEGIN
 
-/// Names a managed_buffer with the buffer tag the plan uses for it.
+/// Names a managed_buffer with the buffer tag the plan uses for it. The advisor keeps its
+/// address: the buffer must stay in place (not moved from) and outlive the advisor, and a
+/// phase_scope must end before its advisor.
 template <class Buffer, class T>
 struct phase_binding {
   using buffer = Buffer;
