@@ -35,8 +35,8 @@ int current_device()
   return device;
 }
 
-// The first capture, instantiation and launch set up driver state that stays for the process;
-// do that before any test takes its memory baseline.
+// The first capture, instantiation and launch, and the first managed-memory migration, set up
+// driver state that stays for the process; do that before any test takes its memory baseline.
 void warm_up_graphs()
 {
   static bool const done = [] {
@@ -57,6 +57,21 @@ void warm_up_graphs()
     }
     UMSYNC_CUDA_CHECK(cudaDeviceSynchronize());
     umsync::trim_graph_memory(current_device());
+    // On the H200 the first test that migrated managed memory to the device (advice, prefetch,
+    // kernel, prefetch back, cudaFree) ended 126 MiB below its baseline: taken to be one-time
+    // driver state, so the same sequence runs here first. Not yet verified on the GPU.
+    int const device = current_device();
+    u32* managed = nullptr;
+    std::size_t const bytes = std::size_t{1} << 20;
+    UMSYNC_CUDA_CHECK(cudaMallocManaged(reinterpret_cast<void**>(&managed), bytes));
+    UMSYNC_CUDA_CHECK(
+        cudaMemAdvise(managed, bytes, cudaMemAdviseSetPreferredLocation, cudaMemLocation{cudaMemLocationTypeDevice, device}));
+    UMSYNC_CUDA_CHECK(cudaMemPrefetchAsync(managed, bytes, cudaMemLocation{cudaMemLocationTypeDevice, device}, 0, s.get()));
+    UMSYNC_CUDA_CHECK(cudaMemsetAsync(managed, 0, bytes, s.get()));
+    UMSYNC_CUDA_CHECK(cudaMemPrefetchAsync(managed, bytes, cudaMemLocation{cudaMemLocationTypeHost, 0}, 0, s.get()));
+    umsync::synchronize(s);
+    UMSYNC_CUDA_CHECK(cudaFree(managed));
+    UMSYNC_CUDA_CHECK(cudaDeviceSynchronize());
     return true;
   }();
   static_cast<void>(done);
@@ -198,7 +213,7 @@ TEST_CASE("a raw cudaMemPrefetchAsync in a capture invalidates it: end() throws 
       cudaMemPrefetchAsync(managed.data(), managed.bytes(), cudaMemLocation{cudaMemLocationTypeDevice, device}, 0,
                            a.get());
   static_cast<void>(cudaGetLastError());
-  MESSAGE("cudaMemPrefetchAsync inside a capture returned " << cudaGetErrorName(status));
+  MESSAGE("cudaMemPrefetchAsync inside a capture returned " << std::string(cudaGetErrorName(status)));
   CHECK(status != cudaSuccess);
   CHECK(umsync::capture_status_of(a.get()) == umsync::capture_status::invalidated);
   CHECK_THROWS_AS(umsync::check_not_capturing(a.get(), "cudaMemPrefetchAsync"), umsync::capture_error);

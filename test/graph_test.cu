@@ -208,20 +208,25 @@ TEST_CASE("a two-stream step captured and replayed matches the stream version, a
     UMSYNC_CUDA_CHECK(cudaDeviceSynchronize());
     umsync::graph_memory_usage const after_destroy = umsync::graph_memory(device);
     std::size_t const free_before_trim = umsync_test::memory_baseline::free_bytes();
-    CHECK(after_destroy.used == 0);  // every allocation node had its free node
+    // Measured on the H200 (notes/graphs.md): with the graph_exec gone, the graph memory cache
+    // still holds the memory (cudaGraphMemAttrUsedMemCurrent and ReservedMemCurrent both stay
+    // at 32 MiB here) and the device's free memory stays below its start until a trim.
+    CHECK(after_destroy.reserved > 0);
+    CHECK(free_before_trim < free_at_start);
     umsync::trim_graph_memory(device);
     umsync::graph_memory_usage const after_trim = umsync::graph_memory(device);
-    MESSAGE("graph memory after graph_exec destroyed: reserved " << after_destroy.reserved << " B, device free "
-                                                               << free_before_trim << " B (start " << free_at_start
-                                                               << " B); after trim: reserved " << after_trim.reserved
-                                                               << " B");
+    MESSAGE("graph memory after graph_exec destroyed: used " << after_destroy.used << " B, reserved "
+                                                           << after_destroy.reserved << " B, device free "
+                                                           << free_before_trim << " B (start " << free_at_start
+                                                           << " B); after trim: reserved " << after_trim.reserved
+                                                           << " B");
     CHECK(after_trim.reserved == 0);
     CHECK(after_trim.used == 0);
   }
   // The baseline checks device free memory is back where it started.
 }
 
-TEST_CASE("a 64 MiB graph allocation is back on the device once the graph_exec is gone and the cache is trimmed")
+TEST_CASE("a 64 MiB graph allocation stays in the graph memory cache after its graph_exec is gone, until trimmed")
 {
   warm_up_graphs();
   umsync_test::memory_baseline const baseline;
@@ -254,8 +259,11 @@ TEST_CASE("a 64 MiB graph allocation is back on the device once the graph_exec i
                                                                                  << free_at_start - free_kept
                                                                                  << " B below start; after trim "
                                                                                  << free_at_start - free_trimmed);
-  CHECK(kept.used == 0);
+  // Measured on the H200: the cache keeps all of it until trimmed, then gives all of it back.
+  CHECK(kept.reserved >= bytes);
+  CHECK(free_at_start - free_kept >= bytes);
   CHECK(umsync::graph_memory(device).reserved == 0);
+  CHECK(umsync::graph_memory(device).used == 0);
   CHECK(free_trimmed == free_at_start);
 }
 
