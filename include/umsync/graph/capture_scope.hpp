@@ -133,8 +133,13 @@ class capture_scope {
       check(cudaErrorStreamCaptureInvalidated, "cudaStreamEndCapture (the capture was invalidated)", where);
     }
     graph result = graph::adopt(captured);
-    std::size_t const allocations = result.count_nodes(cudaGraphNodeTypeMemAlloc, where);
-    std::size_t const frees = result.count_nodes(cudaGraphNodeTypeMemFree, where);
+    std::size_t allocations = 0;  // one pass over the nodes: this runs at every capture
+    std::size_t frees = 0;
+    for (cudaGraphNode_t node : result.nodes(where)) {
+      cudaGraphNodeType const type = graph::type_of(node, where);
+      allocations += type == cudaGraphNodeTypeMemAlloc ? 1 : 0;
+      frees += type == cudaGraphNodeTypeMemFree ? 1 : 0;
+    }
     if (allocations > frees) {
       throw usage_error("capture_scope::end(): " + std::to_string(allocations - frees) +
                         " allocation(s) made during the capture are still live at end(); destroy the "
