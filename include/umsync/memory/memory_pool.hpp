@@ -154,17 +154,22 @@ class memory_pool {
       throw;
     }
   }
-  /// Takes ownership of `handle` (e.g. a pool imported from another process).
-  [[nodiscard]] static memory_pool adopt(cudaMemPool_t handle) noexcept { return memory_pool(handle); }
+  /// Takes ownership of `handle`, a pool imported from another process (pool_ipc.hpp).
+  /// Imported pools own no memory of their own and refuse trimming, so none is attempted.
+  [[nodiscard]] static memory_pool adopt_imported(cudaMemPool_t handle) noexcept { return memory_pool(handle); }
 
   memory_pool(memory_pool const&) = delete;
   memory_pool& operator=(memory_pool const&) = delete;
-  memory_pool(memory_pool&& other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
+  memory_pool(memory_pool&& other) noexcept
+      : handle_(std::exchange(other.handle_, nullptr)), imported_(other.imported_)
+  {
+  }
   memory_pool& operator=(memory_pool&& other) noexcept
   {
     if (this != &other) {
       destroy();
       handle_ = std::exchange(other.handle_, nullptr);
+      imported_ = other.imported_;
     }
     return *this;
   }
@@ -182,19 +187,22 @@ class memory_pool {
   [[nodiscard]] cudaMemPool_t get() const { return ref().get(); }
 
  private:
-  explicit memory_pool(cudaMemPool_t handle) noexcept : handle_(handle) {}
+  explicit memory_pool(cudaMemPool_t handle) noexcept : handle_(handle), imported_(true) {}
 
   void destroy() noexcept
   {
     if (handle_ != nullptr) {
       // Give unused reserved memory back now; cudaMemPoolDestroy alone may defer the release.
-      detail::report_in_destructor(cudaMemPoolTrimTo(handle_, 0), "cudaMemPoolTrimTo");
+      if (!imported_) {
+        detail::report_in_destructor(cudaMemPoolTrimTo(handle_, 0), "cudaMemPoolTrimTo");
+      }
       detail::report_in_destructor(cudaMemPoolDestroy(handle_), "cudaMemPoolDestroy");
       handle_ = nullptr;
     }
   }
 
   cudaMemPool_t handle_ = nullptr;
+  bool imported_ = false;
 };
 
 UMSYNC_NAMESPACE_END

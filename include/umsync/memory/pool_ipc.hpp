@@ -79,7 +79,7 @@ class file_descriptor {
   check(cudaMemPoolImportFromShareableHandle(&pool, reinterpret_cast<void*>(static_cast<std::intptr_t>(fd)),
                                              cudaMemHandleTypePosixFileDescriptor, 0),
         "cudaMemPoolImportFromShareableHandle", where);
-  return memory_pool::adopt(pool);
+  return memory_pool::adopt_imported(pool);
 }
 
 /// Names one allocation of an exportable pool for another process; as text with to_text().
