@@ -12,6 +12,7 @@
 #include <umsync/detail/stream_binding.hpp>
 #include <umsync/error.hpp>
 #include <umsync/memory/async_pool_buffer.hpp>
+#include <umsync/memory/managed_buffer.hpp>
 #include <umsync/memory/memory_span.hpp>
 #include <umsync/stream_view.hpp>
 
@@ -34,10 +35,13 @@ struct launch_config {
 
 namespace detail {
 
+/// Owning buffers a kernel can reach: pool memory (bound to a stream tag) and managed memory.
 template <class T>
-struct is_pool_buffer : std::false_type {};
+struct is_device_buffer : std::false_type {};
 template <class T, class Tag>
-struct is_pool_buffer<async_pool_buffer<T, Tag>> : std::true_type {};
+struct is_device_buffer<async_pool_buffer<T, Tag>> : std::true_type {};
+template <class T>
+struct is_device_buffer<managed_buffer<T>> : std::true_type {};
 template <class T>
 struct is_span : std::false_type {};
 template <class T, memory_kind Kind, class Tag>
@@ -49,7 +53,7 @@ template <class StreamTag, class Argument>
 decltype(auto) kernel_argument(Argument&& argument, cudaStream_t stream, std::source_location const& where)
 {
   using plain = std::remove_cvref_t<Argument>;
-  if constexpr (is_pool_buffer<plain>::value || is_span<plain>::value) {
+  if constexpr (is_device_buffer<plain>::value || is_span<plain>::value) {
     static_assert(usable_on_stream<bound_tag_t<plain>, StreamTag>,
                   "umsync: memory bound to one stream is used on another stream; cross with "
                   "umsync::stream_dependency::transfer (an event edge) first");

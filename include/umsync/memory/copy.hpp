@@ -14,7 +14,9 @@
 #include <umsync/detail/dependent_false.hpp>
 #include <umsync/detail/stream_binding.hpp>
 #include <umsync/error.hpp>
+#include <umsync/graph/non_capturing_stream.hpp>
 #include <umsync/memory/async_pool_buffer.hpp>
+#include <umsync/memory/managed_buffer.hpp>
 #include <umsync/memory/memory_span.hpp>
 #include <umsync/memory/pinned_buffer.hpp>
 #include <umsync/stream_view.hpp>
@@ -41,6 +43,8 @@ template <class T, class Tag>
 struct is_owning_buffer<async_pool_buffer<T, Tag>> : std::true_type {};
 template <class T>
 struct is_owning_buffer<pinned_buffer<T>> : std::true_type {};
+template <class T>
+struct is_owning_buffer<managed_buffer<T>> : std::true_type {};
 
 /// umsync memory a copy can name directly: spans and owning buffers.
 template <class T>
@@ -117,6 +121,7 @@ template <class Dst, class Src, stream_handle Stream>
 void copy_sync_pageable(Dst&& dst, Src&& src, Stream const& stream,
                         std::source_location where = std::source_location::current())
 {
+  forbid_in_capture<capture_unsafe::host_sync, Stream>();  // it synchronizes the stream
   using tag = typename Stream::tag_type;
   constexpr bool dst_is_host = !detail::is_copy_operand<Dst>;
   constexpr bool src_is_host = !detail::is_copy_operand<Src>;
