@@ -83,31 +83,6 @@ void warm_up_managed()
   static_cast<void>(done);
 }
 
-/// Gives the unified-memory driver up to a second to hand freed pages back before the
-/// memory_baseline declared just before it compares (the driver may free device pages lazily).
-/// It hides no leak: the baseline still checks after it.
-class managed_settle {
- public:
-  managed_settle() : free_before_(umsync_test::memory_baseline::free_bytes()) {}
-  managed_settle(managed_settle const&) = delete;
-  managed_settle& operator=(managed_settle const&) = delete;
-  ~managed_settle()
-  {
-    umsync::detail::report_in_destructor(cudaDeviceSynchronize(), "cudaDeviceSynchronize (managed_settle)");
-    std::size_t free = 0;
-    std::size_t total = 0;
-    for (int i = 0; i < 100; ++i) {
-      if (cudaMemGetInfo(&free, &total) != cudaSuccess || free >= free_before_) {
-        break;  // a failing call is left for the baseline's own check to report
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-  }
-
- private:
-  std::size_t free_before_;
-};
-
 std::vector<u32> random_words(std::size_t n, std::mt19937_64& rng)
 {
   std::vector<u32> words(n);
@@ -122,7 +97,6 @@ TEST_CASE("advice is in force as cudaMemRangeGetAttribute reads it, and unsets r
 {
   warm_up_managed();
   umsync_test::memory_baseline const baseline;
-  managed_settle const settle;
   int const device = umsync::current_device();
   umsync::managed_buffer<u32> buffer(std::size_t{1} << 20);  // 4 MiB
   // A fresh allocation has no advice (CUDA 13 adds none by default).
@@ -163,7 +137,6 @@ TEST_CASE("prefetch to the device and back: last prefetch location and random da
 {
   warm_up_managed();
   umsync_test::memory_baseline const baseline;
-  managed_settle const settle;
   if (!concurrent_managed_access()) {
     MESSAGE("no concurrent managed access: prefetch to a device is refused by the runtime");
     return;
@@ -203,7 +176,6 @@ TEST_CASE("batch prefetch places each buffer where asked; discard then overwrite
 {
   warm_up_managed();
   umsync_test::memory_baseline const baseline;
-  managed_settle const settle;
   if (!umsync::batch_managed_calls_supported()) {
     umsync::managed_batch batch;
     umsync::managed_buffer<u32> one(16);
@@ -284,7 +256,6 @@ TEST_CASE("host-attached allocation, then attached to one stream: the stream's k
 {
   warm_up_managed();
   umsync_test::memory_baseline const baseline;
-  managed_settle const settle;
   auto rng = umsync_test::make_rng();
   std::size_t const n = (std::size_t{1} << 16) + rng() % 100;
   std::vector<u32> const input = random_words(n, rng);
@@ -308,7 +279,6 @@ TEST_CASE("stream-ordered allocation from the default managed pool is managed me
 {
   warm_up_managed();
   umsync_test::memory_baseline const baseline;
-  managed_settle const settle;
   umsync::stream<> const s;
   auto rng = umsync_test::make_rng();
   std::size_t const n = (std::size_t{1} << 20) + rng() % 100;
@@ -341,7 +311,6 @@ TEST_CASE("typed copies take a managed_buffer through its span: pinned in, kerne
 {
   warm_up_managed();
   umsync_test::memory_baseline const baseline;
-  managed_settle const settle;
   auto rng = umsync_test::make_rng();
   std::size_t const n = (std::size_t{1} << 18) + rng() % 100;
   umsync::stream<> const s;
@@ -369,7 +338,6 @@ TEST_CASE("size 0 allocates nothing and has no advice; overflow is length_error;
 {
   warm_up_managed();
   umsync_test::memory_baseline const baseline;
-  managed_settle const settle;
   umsync::managed_buffer<double> empty(0);
   CHECK(empty.data() == nullptr);
   CHECK(empty.empty());

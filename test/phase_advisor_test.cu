@@ -95,37 +95,11 @@ void warm_up_managed()
   static_cast<void>(done);
 }
 
-/// Gives the unified-memory driver up to a second to hand freed pages back before the
-/// memory_baseline declared just before it compares (the driver may free device pages lazily).
-/// It hides no leak: the baseline still checks after it.
-class managed_settle {
- public:
-  managed_settle() : free_before_(umsync_test::memory_baseline::free_bytes()) {}
-  managed_settle(managed_settle const&) = delete;
-  managed_settle& operator=(managed_settle const&) = delete;
-  ~managed_settle()
-  {
-    umsync::detail::report_in_destructor(cudaDeviceSynchronize(), "cudaDeviceSynchronize (managed_settle)");
-    std::size_t free = 0;
-    std::size_t total = 0;
-    for (int i = 0; i < 100; ++i) {
-      if (cudaMemGetInfo(&free, &total) != cudaSuccess || free >= free_before_) {
-        break;  // a failing call is left for the baseline's own check to report
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-  }
-
- private:
-  std::size_t free_before_;
-};
-
 /// One step through all four phases, checking what each entry put in force.
 void run_step(umsync::phase_options options)
 {
   warm_up_managed();
   umsync_test::memory_baseline const baseline;
-  managed_settle const settle;
   auto rng = umsync_test::make_rng();
   int const device = umsync::current_device();
   bool const concurrent = umsync::capabilities(device).concurrent_managed_access;
@@ -238,7 +212,6 @@ TEST_CASE("a phase entry on a view of a capturing stream throws capture_error an
 {
   warm_up_managed();
   umsync_test::memory_baseline const baseline;
-  managed_settle const settle;
   umsync::stream<> const s;
   umsync::managed_buffer<u32> w(1024);
   umsync::managed_buffer<u32> act(1024);

@@ -52,31 +52,6 @@ void warm_up_step_memory()
   static_cast<void>(done);
 }
 
-/// Gives the unified-memory driver up to a second to hand freed pages back before the
-/// memory_baseline declared just before it compares (the driver may free device pages lazily).
-/// It hides no leak: the baseline still checks after it.
-class managed_settle {
- public:
-  managed_settle() : free_before_(umsync_test::memory_baseline::free_bytes()) {}
-  managed_settle(managed_settle const&) = delete;
-  managed_settle& operator=(managed_settle const&) = delete;
-  ~managed_settle()
-  {
-    umsync::detail::report_in_destructor(cudaDeviceSynchronize(), "cudaDeviceSynchronize (managed_settle)");
-    std::size_t free = 0;
-    std::size_t total = 0;
-    for (int i = 0; i < 100; ++i) {
-      if (cudaMemGetInfo(&free, &total) != cudaSuccess || free >= free_before_) {
-        break;  // a failing call is left for the baseline's own check to report
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-  }
-
- private:
-  std::size_t free_before_;
-};
-
 /// The step, written once for any policy: fill on the host, move, compute, move back.
 template <class Policy>
 std::vector<u32> step(std::vector<u32> const& x_in, std::vector<u32> const& y_in, u32 key)
@@ -116,7 +91,6 @@ TEST_CASE("one step, two policies: unified and device_only give the same random 
 {
   warm_up_step_memory();
   umsync_test::memory_baseline const baseline;
-  managed_settle const settle;
   auto rng = umsync_test::make_rng();
   std::size_t const n = (std::size_t{1} << 20) + rng() % 1000;
   u32 const key = static_cast<u32>(rng());
@@ -139,7 +113,6 @@ TEST_CASE("unified: host and device views are the same managed pages, moved by p
 {
   warm_up_step_memory();
   umsync_test::memory_baseline const baseline;
-  managed_settle const settle;
   int const device = umsync::current_device();
   umsync::stream<> const s;
   umsync::step_buffer<u32, umsync::unified> b(std::size_t{1} << 18);
@@ -165,7 +138,6 @@ TEST_CASE("device_only: device memory and pinned staging are separate; moves are
 {
   warm_up_step_memory();
   umsync_test::memory_baseline const baseline;
-  managed_settle const settle;
   auto rng = umsync_test::make_rng();
   umsync::stream<> const s;
   std::size_t const n = (std::size_t{1} << 16) + rng() % 100;
@@ -192,7 +164,6 @@ TEST_CASE("size 0 works for both policies")
 {
   warm_up_step_memory();
   umsync_test::memory_baseline const baseline;
-  managed_settle const settle;
   umsync::stream<> const s;
   umsync::step_buffer<u32, umsync::unified> u(0);
   umsync::step_buffer<u32, umsync::device_only> d(0);
