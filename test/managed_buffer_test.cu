@@ -61,7 +61,7 @@ void warm_up_managed()
     umsync::stream<> const s;
     {
       umsync::managed_buffer<u32> warm(1 << 18);
-      warm[0] = 1;
+      std::fill(warm.begin(), warm.end(), 1U);  // the kernel below reads every element
       warm.advise(umsync::advice::read_mostly{});
       warm.unadvise(umsync::advice::read_mostly{});
       if (concurrent_managed_access()) {
