@@ -3,6 +3,13 @@
 #   configure for sm_90, build, run every test with UMSYNC_REQUIRE_GPU=1, run the GPU tests
 #   and examples under compute-sanitizer (memcheck, racecheck, synccheck, initcheck), run the
 #   benchmarks briefly, and print a summary table last.
+#
+#   bash scripts/gpu-suite.sh            # everything
+#   bash scripts/gpu-suite.sh tests      # build, tests, sanitizers, examples, SASS check
+#   bash scripts/gpu-suite.sh bench      # build, benchmarks, report
+#
+# Every step runs under a time limit (UMSYNC_STEP_TIMEOUT seconds, UMSYNC_BENCH_TIMEOUT for the
+# benchmarks), so the summary always prints inside the device tool's 10-minute call limit.
 # Logs go to $OUT (the device tool's output folder) or .gpu-out/.
 # On the device tool: run scripts/stage-device-deps.sh here first, then
 #   run(command="bash scripts/gpu-suite.sh", carry=[".deps"])
@@ -14,6 +21,11 @@ build=build/gpu
 jobs=$(nproc 2>/dev/null || echo 4)
 bench_min_time="${UMSYNC_BENCH_MIN_TIME:-0.2}"
 bench_repetitions="${UMSYNC_BENCH_REPETITIONS:-5}"
+step_timeout="${UMSYNC_STEP_TIMEOUT:-150}"
+bench_timeout="${UMSYNC_BENCH_TIMEOUT:-240}"
+parts="${1:-all}"
+case "$parts" in all|tests|bench) ;; *) echo "usage: $0 [all|tests|bench]" >&2; exit 2 ;; esac
+want() { [ "$parts" = all ] || [ "$parts" = "$1" ]; }
 
 if [ -d .deps/usr ]; then
   export CMAKE_PREFIX_PATH="$PWD/.deps/usr${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}"
@@ -24,10 +36,18 @@ command -v ninja >/dev/null && generator=(-G Ninja)
 
 declare -a names results
 record() { names+=("$1"); results+=("$2"); }
-step() {  # step NAME LOGFILE COMMAND...: runs, logs, records PASS/FAIL
+step() {  # step NAME LOGFILE COMMAND...: runs under the step time limit, logs, records the result
   local name=$1 log=$2; shift 2
   echo "=== $name"
-  if "$@" >>"$log" 2>&1; then record "$name" PASS; else record "$name" "FAIL (see $(basename "$log"))"; fi
+  timeout --signal=KILL "${limit:-$step_timeout}" "$@" >>"$log" 2>&1
+  local rc=$?
+  if [ $rc = 0 ]; then
+    record "$name" PASS
+  elif [ $rc = 137 ]; then
+    record "$name" "TIMEOUT after ${limit:-$step_timeout} s (see $(basename "$log"))"
+  else
+    record "$name" "FAIL (see $(basename "$log"))"
+  fi
   tail -n 5 "$log"
 }
 
@@ -38,9 +58,14 @@ echo "$gpu_state" | tee "$out/build.log"
 
 step configure "$out/build.log" cmake -S . -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_CUDA_ARCHITECTURES=90 -DUMSYNC_BUILD_TESTS=ON -DUMSYNC_BUILD_BENCHMARKS=ON -DUMSYNC_BUILD_EXAMPLES=ON
-step build "$out/build.log" cmake --build "$build" -j "$jobs"
+if [ "$parts" = bench ]; then
+  step build "$out/build.log" cmake --build "$build" -j "$jobs" --target umsync_bench
+else
+  step build "$out/build.log" cmake --build "$build" -j "$jobs"
+fi
 
 export UMSYNC_REQUIRE_GPU=1
+if want tests; then
 step "ctest (all but bench)" "$out/ctest.log" ctest --test-dir "$build" -LE '^bench$' -j 4 --output-on-failure
 grep -E "tests passed|Skipped|Failed" "$out/ctest.log" | tail -n 8
 
@@ -68,20 +93,24 @@ done
 if [ -f scripts/sass-check.sh ]; then
   step "sass check" "$out/checks.log" bash scripts/sass-check.sh "$build"
 fi
+fi  # tests
 
-step "benchmarks" "$out/bench.txt" "$build/bench/umsync_bench" --benchmark_min_time="$bench_min_time" \
+if want bench; then
+limit=$bench_timeout step "benchmarks" "$out/bench.txt" "$build/bench/umsync_bench" \
+  --benchmark_min_time="$bench_min_time" \
   --benchmark_repetitions="$bench_repetitions" --benchmark_report_aggregates_only=true \
   --benchmark_out="$out/bench.json" --benchmark_out_format=json --benchmark_counters_tabular=true
 
 if [ -f "$out/bench.json" ]; then
   step "bench report" "$out/bench.txt" python3 scripts/bench_report.py "$out/bench.json" --out "$out/report"
-  tar -czf "$out/report.tar.gz" -C "$out" report && rm -rf "$out/report"
+  [ -d "$out/report" ] && tar -czf "$out/report.tar.gz" -C "$out" report && rm -rf "$out/report"
 fi
+fi  # bench
 
 echo
 echo "================ umsync GPU suite summary ================"
 echo "$gpu_state" | sed -n 2p
-grep -E "tests passed" "$out/ctest.log" | tail -n 1
+[ -f "$out/ctest.log" ] && grep -E "tests passed" "$out/ctest.log" | tail -n 1
 fail=0
 for i in "${!names[@]}"; do
   printf '%-40s %s\n' "${names[$i]}" "${results[$i]}"
@@ -90,7 +119,11 @@ done
 if [ -f "$out/bench.json" ]; then
   python3 - "$out/bench.json" <<'PY'
 import json, sys
-data = json.load(open(sys.argv[1]))
+try:
+    data = json.load(open(sys.argv[1]))
+except ValueError:
+    print("bench.json is incomplete (the benchmarks were stopped): see bench.txt")
+    sys.exit(0)
 print("benchmark (median)                         time      GB/s   raw_us  umsync_us  ratio  us/op")
 for b in data.get("benchmarks", []):
     if b.get("aggregate_name", "median") != "median":
