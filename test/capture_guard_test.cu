@@ -28,13 +28,6 @@ __global__ void add_one(u32* data, std::size_t n)
   }
 }
 
-int current_device()
-{
-  int device = 0;
-  UMSYNC_CUDA_CHECK(cudaGetDevice(&device));
-  return device;
-}
-
 // The first capture, instantiation and launch, and the first managed-memory migration, set up
 // driver state that stays for the process; do that before any test takes its memory baseline.
 void warm_up_graphs()
@@ -56,11 +49,11 @@ void warm_up_graphs()
       umsync::synchronize(s);
     }
     UMSYNC_CUDA_CHECK(cudaDeviceSynchronize());
-    umsync::trim_graph_memory(current_device());
+    umsync::trim_graph_memory(umsync::current_device());
     // On the H200 the first test that migrated managed memory to the device (advice, prefetch,
     // kernel, prefetch back, cudaFree) ended 126 MiB below its baseline: taken to be one-time
     // driver state, so the same sequence runs here first. Not yet verified on the GPU.
-    int const device = current_device();
+    int const device = umsync::current_device();
     u32* managed = nullptr;
     std::size_t const bytes = std::size_t{1} << 20;
     UMSYNC_CUDA_CHECK(cudaMallocManaged(reinterpret_cast<void**>(&managed), bytes));
@@ -152,7 +145,7 @@ TEST_CASE("guarded prefetch, advice and host sync refuse a view of a capturing s
 {
   warm_up_graphs();
   umsync_test::memory_baseline const baseline;
-  int const device = current_device();
+  int const device = umsync::current_device();
   REQUIRE(umsync::capabilities(device).managed_memory);
   std::size_t const n = std::size_t{1} << 16;
   managed_words managed(n);
@@ -203,7 +196,7 @@ TEST_CASE("a raw cudaMemPrefetchAsync in a capture invalidates it: end() throws 
 {
   warm_up_graphs();
   umsync_test::memory_baseline const baseline;
-  int const device = current_device();
+  int const device = umsync::current_device();
   REQUIRE(umsync::capabilities(device).managed_memory);
   managed_words managed(std::size_t{1} << 16);
   umsync::stream<left> const a;
@@ -229,7 +222,7 @@ TEST_CASE("guarded prefetch, advice and host sync run on a stream that is not ca
   warm_up_graphs();
   umsync_test::memory_baseline const baseline;
   auto rng = umsync_test::make_rng();
-  int const device = current_device();
+  int const device = umsync::current_device();
   REQUIRE(umsync::capabilities(device).managed_memory);
   std::size_t const n = std::size_t{1} << 16;
   managed_words managed(n);

@@ -22,13 +22,6 @@ struct warm {};
 using u32 = std::uint32_t;
 constexpr umsync::launch_config grid{.grid = 132, .block = 256};
 
-int current_device()
-{
-  int device = 0;
-  UMSYNC_CUDA_CHECK(cudaGetDevice(&device));
-  return device;
-}
-
 // The first graph with memory nodes sets up driver state that stays for the process; do that
 // before any test takes its memory baseline.
 void warm_up_graphs()
@@ -55,19 +48,10 @@ void warm_up_graphs()
       umsync::synchronize(s);
     }
     UMSYNC_CUDA_CHECK(cudaDeviceSynchronize());
-    umsync::trim_graph_memory(current_device());
+    umsync::trim_graph_memory(umsync::current_device());
     return true;
   }();
   static_cast<void>(done);
-}
-
-std::vector<u32> random_words(std::mt19937_64& rng, std::size_t n)
-{
-  std::vector<u32> words(n);
-  for (auto& w : words) {
-    w = static_cast<u32>(rng());
-  }
-  return words;
 }
 
 }  // namespace
@@ -83,7 +67,7 @@ TEST_CASE("a capture_scope destroyed without end() discards the captured work an
   umsync::stream<right> const b;
   umsync::async_pool_buffer<u32, left> in(n, a);
   umsync::async_pool_buffer<u32, left> out(n, a);
-  auto const input = random_words(rng, n);
+  auto const input = umsync_test::random_words(rng, n);
   std::vector<u32> output(n);
   umsync::copy_sync_pageable(in, input, a);
   UMSYNC_CUDA_CHECK(cudaMemsetAsync(out.data(), 0xA5, out.size_bytes(), a.get()));
@@ -244,7 +228,7 @@ TEST_CASE("copies, launches and pool buffers on a capturing stream become memcpy
     umsync::graph_exec exec(g);
     std::vector<u32> output(n);
     for (int replay = 0; replay < 2; ++replay) {
-      auto const input = random_words(rng, n);
+      auto const input = umsync_test::random_words(rng, n);
       umsync::copy_sync_pageable(in, input, a);
       UMSYNC_CUDA_CHECK(cudaMemsetAsync(out.data(), 0xA5, out.size_bytes(), a.get()));
       exec.launch(a);
@@ -257,7 +241,7 @@ TEST_CASE("copies, launches and pool buffers on a capturing stream become memcpy
     }
   }
   UMSYNC_CUDA_CHECK(cudaDeviceSynchronize());
-  umsync::trim_graph_memory(current_device());
+  umsync::trim_graph_memory(umsync::current_device());
 }
 
 TEST_CASE("end() refuses a capture whose allocation would outlive the graph")

@@ -32,13 +32,6 @@ __global__ void add_into(u32 const* x, u32 const* y, u32* out, std::size_t n)
   }
 }
 
-int current_device()
-{
-  int device = 0;
-  UMSYNC_CUDA_CHECK(cudaGetDevice(&device));
-  return device;
-}
-
 // The first graph with memory nodes sets up driver state that stays for the process; do that
 // before any test takes its memory baseline (as gpu_main's warm-up does for streams and pools).
 void warm_up_graphs()
@@ -65,19 +58,10 @@ void warm_up_graphs()
       umsync::synchronize(s);
     }
     UMSYNC_CUDA_CHECK(cudaDeviceSynchronize());
-    umsync::trim_graph_memory(current_device());
+    umsync::trim_graph_memory(umsync::current_device());
     return true;
   }();
   static_cast<void>(done);
-}
-
-std::vector<u32> random_words(std::mt19937_64& rng, std::size_t n)
-{
-  std::vector<u32> words(n);
-  for (auto& w : words) {
-    w = static_cast<u32>(rng());
-  }
-  return words;
 }
 
 /// One training-step-like unit of work on two streams: a slow producer on `a`, a consumer on
@@ -153,7 +137,7 @@ TEST_CASE("a two-stream step captured and replayed matches the stream version, a
   umsync_test::memory_baseline const baseline;
   std::size_t const free_at_start = umsync_test::memory_baseline::free_bytes();
   auto rng = umsync_test::make_rng();
-  int const device = current_device();
+  int const device = umsync::current_device();
   std::size_t const n = std::size_t{1} << 18;
   u32 const key = static_cast<u32>(rng());
   std::uint64_t const delay_ns = 2'000'000;  // a missing edge lets the consumer overtake
@@ -166,7 +150,7 @@ TEST_CASE("a two-stream step captured and replayed matches the stream version, a
     std::vector<u32> output(n);
 
     // The stream version.
-    auto input = random_words(rng, n);
+    auto input = umsync_test::random_words(rng, n);
     umsync::copy_sync_pageable(in, input, a);
     UMSYNC_CUDA_CHECK(cudaMemsetAsync(out.data(), 0xA5, out.size_bytes(), a.get()));
     two_stream_step(a, b, pool, in, out, n, key, delay_ns);
@@ -193,7 +177,7 @@ TEST_CASE("a two-stream step captured and replayed matches the stream version, a
     {
       umsync::graph_exec exec(g);
       for (int replay = 0; replay < 3; ++replay) {
-        input = random_words(rng, n);
+        input = umsync_test::random_words(rng, n);
         umsync::copy_sync_pageable(in, input, a);
         UMSYNC_CUDA_CHECK(cudaMemsetAsync(out.data(), 0x5A, out.size_bytes(), a.get()));
         exec.launch(a);
@@ -230,7 +214,7 @@ TEST_CASE("a 64 MiB graph allocation stays in the graph memory cache after its g
 {
   warm_up_graphs();
   umsync_test::memory_baseline const baseline;
-  int const device = current_device();
+  int const device = umsync::current_device();
   std::size_t const bytes = std::size_t{64} << 20;
   umsync::stream<left> const a;
   umsync::trim_graph_memory(device);
@@ -307,8 +291,8 @@ TEST_CASE("graph_exec update takes a same-topology re-capture and refuses a chan
   umsync::async_pool_buffer<u32, left> out_a(n, a);
   umsync::async_pool_buffer<u32, right> in_b(n, b);
   umsync::async_pool_buffer<u32, right> out_b(n, b);
-  auto const input_a = random_words(rng, n);
-  auto const input_b = random_words(rng, n);
+  auto const input_a = umsync_test::random_words(rng, n);
+  auto const input_b = umsync_test::random_words(rng, n);
   umsync::copy_sync_pageable(in_a, input_a, a);
   umsync::copy_sync_pageable(in_b, input_b, b);
   keyed_buffers io{in_a, out_a, in_b, out_b, n};
@@ -363,7 +347,7 @@ TEST_CASE("a graph_exec with memory nodes refuses update with graph_update_error
   warm_up_graphs();
   umsync_test::memory_baseline const baseline;
   auto rng = umsync_test::make_rng();
-  int const device = current_device();
+  int const device = umsync::current_device();
   std::size_t const n = std::size_t{1} << 16;
   u32 const first_key = static_cast<u32>(rng());
   u32 const second_key = ~first_key;
@@ -395,7 +379,7 @@ TEST_CASE("a graph_exec with memory nodes refuses update with graph_update_error
         CHECK(std::string(error.what()).find("memory nodes") != std::string::npos);
       }
       CHECK(refused);
-      auto const input = random_words(rng, n);
+      auto const input = umsync_test::random_words(rng, n);
       std::vector<u32> output(n);
       umsync::copy_sync_pageable(in, input, a);
       UMSYNC_CUDA_CHECK(cudaMemsetAsync(out.data(), 0xA5, out.size_bytes(), a.get()));
@@ -407,7 +391,7 @@ TEST_CASE("a graph_exec with memory nodes refuses update with graph_update_error
       // The way forward: a new executable graph from the re-capture (the first one is gone:
       // a graph with memory nodes may have one graph_exec at a time).
       umsync::graph_exec replacement(second);
-      auto const input = random_words(rng, n);
+      auto const input = umsync_test::random_words(rng, n);
       std::vector<u32> output(n);
       umsync::copy_sync_pageable(in, input, a);
       replacement.launch(a);

@@ -83,14 +83,6 @@ void warm_up_managed()
   static_cast<void>(done);
 }
 
-std::vector<u32> random_words(std::size_t n, std::mt19937_64& rng)
-{
-  std::vector<u32> words(n);
-  for (auto& w : words) {
-    w = static_cast<u32>(rng());
-  }
-  return words;
-}
 }  // namespace
 
 TEST_CASE("advice is in force as cudaMemRangeGetAttribute reads it, and unsets remove it")
@@ -146,7 +138,7 @@ TEST_CASE("prefetch to the device and back: last prefetch location and random da
   std::size_t const n = (std::size_t{1} << 22) + rng() % 4096;  // about 16 MiB
   u32 const a = static_cast<u32>(rng()) | 1U;
   u32 const b = static_cast<u32>(rng());
-  std::vector<u32> const input = random_words(n, rng);
+  std::vector<u32> const input = umsync_test::random_words(rng, n);
   umsync::stream<> const s;
   umsync::managed_buffer<u32> buffer(n);
   std::copy(input.begin(), input.end(), buffer.begin());
@@ -191,8 +183,8 @@ TEST_CASE("batch prefetch places each buffer where asked; discard then overwrite
   umsync::managed_buffer<u32> first(sizes[0]);
   umsync::managed_buffer<u32> second(sizes[1]);
   umsync::managed_buffer<u32> third(sizes[2]);
-  std::vector<u32> const in_first = random_words(sizes[0], rng);
-  std::vector<u32> const in_second = random_words(sizes[1], rng);
+  std::vector<u32> const in_first = umsync_test::random_words(rng, sizes[0]);
+  std::vector<u32> const in_second = umsync_test::random_words(rng, sizes[1]);
   std::copy(in_first.begin(), in_first.end(), first.begin());
   std::copy(in_second.begin(), in_second.end(), second.begin());
 
@@ -258,7 +250,7 @@ TEST_CASE("host-attached allocation, then attached to one stream: the stream's k
   umsync_test::memory_baseline const baseline;
   auto rng = umsync_test::make_rng();
   std::size_t const n = (std::size_t{1} << 16) + rng() % 100;
-  std::vector<u32> const input = random_words(n, rng);
+  std::vector<u32> const input = umsync_test::random_words(rng, n);
   umsync::stream<> const s;
   umsync::managed_buffer<u32> buffer(n, umsync::managed_attach::host);
   std::copy(input.begin(), input.end(), buffer.begin());
@@ -282,7 +274,7 @@ TEST_CASE("stream-ordered allocation from the default managed pool is managed me
   umsync::stream<> const s;
   auto rng = umsync_test::make_rng();
   std::size_t const n = (std::size_t{1} << 20) + rng() % 100;
-  std::vector<u32> const input = random_words(n, rng);
+  std::vector<u32> const input = umsync_test::random_words(rng, n);
   {
     umsync::managed_buffer<u32> pooled(n, s);
     CHECK(pooled.from_pool());

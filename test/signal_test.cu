@@ -148,15 +148,6 @@ __global__ void count_blocks_to_host(std::uint64_t* counter_word)
   }
 }
 
-std::vector<std::uint32_t> random_words(std::mt19937_64& rng, std::size_t n)
-{
-  std::vector<std::uint32_t> words(n);
-  for (auto& w : words) {
-    w = static_cast<std::uint32_t>(rng());
-  }
-  return words;
-}
-
 void host_device_conversation(umsync_test::memory kind)
 {
   if (kind == umsync_test::memory::managed) {
@@ -172,7 +163,7 @@ void host_device_conversation(umsync_test::memory kind)
   }
   constexpr unsigned n = 64;
   auto const seed = static_cast<std::uint32_t>(rng());
-  std::vector<std::uint32_t> const answer = random_words(rng, n);
+  std::vector<std::uint32_t> const answer = umsync_test::random_words(rng, n);
   umsync_test::sync_buffer<std::uint32_t> to_host(n, kind);
   umsync_test::sync_buffer<std::uint32_t> to_host_flag(1, kind);
   umsync_test::sync_buffer<std::uint32_t> from_host(n, kind);
@@ -215,7 +206,7 @@ TEST_CASE("a device_global flag passes data from one block to another")
   umsync_test::memory_baseline const baseline;
   auto rng = umsync_test::make_rng();
   constexpr unsigned n = 4096;
-  std::vector<std::uint32_t> const input = random_words(rng, n);
+  std::vector<std::uint32_t> const input = umsync_test::random_words(rng, n);
   umsync_test::sync_buffer<std::uint32_t> in(n, umsync_test::memory::device);
   umsync_test::sync_buffer<std::uint32_t> data(n, umsync_test::memory::device);
   umsync_test::sync_buffer<std::uint32_t> out(n, umsync_test::memory::device);
@@ -241,7 +232,7 @@ TEST_CASE("a monotonic counter gathers the work of many blocks; the wait sees at
   umsync_test::memory_baseline const baseline;
   auto rng = umsync_test::make_rng();
   constexpr unsigned blocks = 32;
-  std::vector<std::uint32_t> const input = random_words(rng, blocks);
+  std::vector<std::uint32_t> const input = umsync_test::random_words(rng, blocks);
   umsync_test::sync_buffer<std::uint32_t> in(blocks, umsync_test::memory::device);
   umsync_test::sync_buffer<std::uint32_t> slots(blocks, umsync_test::memory::device);
   umsync_test::sync_buffer<std::uint64_t> counter_word(1, umsync_test::memory::device);
@@ -267,7 +258,7 @@ TEST_CASE("an exact value lets two blocks take turns")
   umsync_test::memory_baseline const baseline;
   auto rng = umsync_test::make_rng();
   constexpr unsigned rounds = 200;
-  std::vector<std::uint32_t> const input = random_words(rng, rounds);
+  std::vector<std::uint32_t> const input = umsync_test::random_words(rng, rounds);
   umsync_test::sync_buffer<std::uint64_t> phase(1, umsync_test::memory::device);
   umsync_test::sync_buffer<std::uint32_t> payload(1, umsync_test::memory::device);
   umsync_test::sync_buffer<std::uint32_t> in(rounds, umsync_test::memory::device);
@@ -297,7 +288,7 @@ TEST_CASE("a block_shared flag orders shared memory between two warps")
   umsync_test::memory_baseline const baseline;
   auto rng = umsync_test::make_rng();
   constexpr unsigned blocks = 16;
-  std::vector<std::uint32_t> const input = random_words(rng, blocks * 32);
+  std::vector<std::uint32_t> const input = umsync_test::random_words(rng, blocks * 32);
   umsync_test::sync_buffer<std::uint32_t> in(input.size(), umsync_test::memory::device);
   umsync_test::sync_buffer<std::uint32_t> out(input.size(), umsync_test::memory::device);
   in.upload(input);

@@ -70,14 +70,6 @@ std::vector<u32> step(std::vector<u32> const& x_in, std::vector<u32> const& y_in
   return {y.host().begin(), y.host().end()};
 }
 
-std::vector<u32> random_words(std::size_t n, std::mt19937_64& rng)
-{
-  std::vector<u32> words(n);
-  for (auto& w : words) {
-    w = static_cast<u32>(rng());
-  }
-  return words;
-}
 }  // namespace
 
 static_assert(std::is_same_v<decltype(std::declval<umsync::step_buffer<float, umsync::unified>&>().device()),
@@ -94,8 +86,8 @@ TEST_CASE("one step, two policies: unified and device_only give the same random 
   auto rng = umsync_test::make_rng();
   std::size_t const n = (std::size_t{1} << 20) + rng() % 1000;
   u32 const key = static_cast<u32>(rng());
-  std::vector<u32> const x = random_words(n, rng);
-  std::vector<u32> const y = random_words(n, rng);
+  std::vector<u32> const x = umsync_test::random_words(rng, n);
+  std::vector<u32> const y = umsync_test::random_words(rng, n);
   std::vector<u32> const unified = step<umsync::unified>(x, y, key);
   std::vector<u32> const device_only = step<umsync::device_only>(x, y, key);
   std::size_t wrong_unified = 0;
@@ -149,7 +141,7 @@ TEST_CASE("device_only: device memory and pinned staging are separate; moves are
   UMSYNC_CUDA_CHECK(cudaPointerGetAttributes(&host_attributes, b.host().data()));
   CHECK(device_attributes.type == cudaMemoryTypeDevice);
   CHECK(host_attributes.type == cudaMemoryTypeHost);
-  std::vector<u32> const data = random_words(n, rng);
+  std::vector<u32> const data = umsync_test::random_words(rng, n);
   std::copy(data.begin(), data.end(), b.host().begin());
   b.to_device(s);
   s.synchronize();

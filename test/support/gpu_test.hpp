@@ -11,6 +11,7 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace umsync_test {
 
@@ -24,6 +25,16 @@ inline std::mt19937_64 make_rng()
   INFO("random seed (UMSYNC_TEST_SEED): " << seed);
   MESSAGE("random seed " << seed);
   return std::mt19937_64{seed};
+}
+
+/// `n` random 32-bit words from `rng`: fresh inputs for every test.
+inline std::vector<std::uint32_t> random_words(std::mt19937_64& rng, std::size_t n)
+{
+  std::vector<std::uint32_t> words(n);
+  for (auto& word : words) {
+    word = static_cast<std::uint32_t>(rng());
+  }
+  return words;
 }
 
 /// The device's free memory at construction must be back at destruction: a test that
