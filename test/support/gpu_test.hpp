@@ -44,6 +44,11 @@ inline std::vector<std::uint32_t> random_words(std::mt19937_64& rng, std::size_t
 /// after a synchronization), so the baseline is taken once free memory has stopped moving,
 /// and the final check waits up to two seconds for it to come back before it fails. A real
 /// leak still fails: it never comes back.
+///
+/// Free memory *above* the baseline is not a leak: on the H200 (driver 580.159) the UM driver
+/// kept 2 MiB of device memory from the process's first managed allocation and released it
+/// during a later test that used managed memory (measured 2026-12-02). Such a release is
+/// reported as a message; only free memory below the baseline fails.
 class memory_baseline {
  public:
   memory_baseline()
@@ -57,12 +62,15 @@ class memory_baseline {
   {
     UMSYNC_CUDA_CHECK(cudaDeviceSynchronize());
     std::size_t now = free_bytes();
-    for (int wait = 0; wait < 100 && now != free_before_; ++wait) {
+    for (int wait = 0; wait < 100 && now < free_before_; ++wait) {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
       now = free_bytes();
     }
-    CHECK_MESSAGE(now == free_before_, "device memory not back to its baseline: " << free_before_ << " B free before, "
+    CHECK_MESSAGE(now >= free_before_, "device memory not back to its baseline: " << free_before_ << " B free before, "
                                                                                  << now << " B after");
+    if (now > free_before_) {
+      MESSAGE("the driver released " << (now - free_before_) << " B it held before this test's baseline");
+    }
   }
 
   /// Free memory once three reads 20 ms apart agree (at most one second).

@@ -244,7 +244,10 @@ class managed_buffer {
     check_unsafe_calls_allowed("cudaMallocManaged", where);
     void* memory = nullptr;
     unsigned const flags = attach == managed_attach::host ? cudaMemAttachHost : cudaMemAttachGlobal;
-    take_allocation(cudaMallocManaged(&memory, size_bytes(), flags), memory, "cudaMallocManaged", where);
+    // Two statements: the order in which function arguments are evaluated is unspecified, so
+    // `memory` must be read only after the call has written it.
+    cudaError_t const status = cudaMallocManaged(&memory, size_bytes(), flags);
+    take_allocation(status, memory, "cudaMallocManaged", where);
   }
 
   /// Allocates in stream order on `stream` from the device's default *managed* pool (CUDA 13:
@@ -266,8 +269,8 @@ class managed_buffer {
     check(cudaMemGetDefaultMemPool(&pool, &location, cudaMemAllocationTypeManaged),
           "cudaMemGetDefaultMemPool(cudaMemAllocationTypeManaged)", where);
     void* memory = nullptr;
-    take_allocation(cudaMallocFromPoolAsync(&memory, size_bytes(), pool, pool_stream_), memory,
-                    "cudaMallocFromPoolAsync (default managed pool)", where);
+    cudaError_t const status = cudaMallocFromPoolAsync(&memory, size_bytes(), pool, pool_stream_);
+    take_allocation(status, memory, "cudaMallocFromPoolAsync (default managed pool)", where);
   }
 
   managed_buffer(managed_buffer const&) = delete;
