@@ -282,7 +282,9 @@ TEST_CASE("stream-ordered allocation from the default managed pool is managed me
     cudaPointerAttributes attributes{};
     UMSYNC_CUDA_CHECK(cudaPointerGetAttributes(&attributes, pooled.data()));
     CHECK(attributes.type == cudaMemoryTypeManaged);
-    std::copy(input.begin(), input.end(), pooled.begin());
+    // In through a copy, out through host reads: initcheck does not see host writes into
+    // pool-allocated managed memory and reported every element as uninitialized (H200, 2026-12-02).
+    umsync::copy_sync_pageable(pooled.span(), input, s);
     if (concurrent_managed_access()) {
       pooled.prefetch(managed_location::device(umsync::current_device()), s);
     }

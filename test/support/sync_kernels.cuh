@@ -12,10 +12,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <string_view>
 #include <vector>
-
-extern char** environ;
 
 namespace umsync_test {
 
@@ -94,21 +91,6 @@ void launch_cooperative(void (*kernel)(Params...), unsigned blocks, unsigned thr
   void* arguments[] = {static_cast<void*>(&args)...};
   UMSYNC_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<void const*>(kernel), dim3(blocks), dim3(threads),
                                                 arguments, 0, stream));
-}
-
-/// True when a tool seems to instrument this process (compute-sanitizer and other CUDA
-/// injection tools put variables in the environment).
-inline bool under_cuda_tool()
-{
-  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
-    std::string_view const variable(*entry);
-    std::string_view const name = variable.substr(0, variable.find('='));
-    if (name.find("SANITIZER") != std::string_view::npos || name == "CUDA_INJECTION64_PATH" ||
-        (name == "LD_PRELOAD" && variable.find("sanitizer") != std::string_view::npos)) {
-      return true;
-    }
-  }
-  return false;
 }
 
 namespace {
