@@ -2,6 +2,7 @@
 // prefetch read back through cudaMemRangeGetAttribute, random data through every path, memory
 // back to its baseline. Every test stays far below 256 MiB of managed memory.
 #include "support/gpu_test.hpp"
+#include "support/managed_warm_up.cuh"
 
 #include <umsync/device.hpp>
 #include <umsync/launch.hpp>
@@ -23,64 +24,18 @@
 
 namespace {
 using u32 = std::uint32_t;
+using umsync_test::affine_in_place;
+using umsync_test::concurrent_managed_access;
+using umsync_test::trim_default_managed_pool;
+using umsync_test::warm_up_managed;
 using umsync::managed_location;
 constexpr umsync::launch_config grid{.grid = 132, .block = 256};
-
-__global__ void affine_in_place(u32* data, std::size_t n, u32 a, u32 b)
-{
-  for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x) {
-    data[i] = a * data[i] + b;
-  }
-}
 
 __global__ void fill_index(u32* data, std::size_t n, u32 key)
 {
   for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x) {
     data[i] = static_cast<u32>(i) ^ key;
   }
-}
-
-bool concurrent_managed_access()
-{
-  return umsync::capabilities(umsync::current_device()).concurrent_managed_access;
-}
-
-void trim_default_managed_pool()
-{
-  cudaMemPool_t pool = nullptr;
-  cudaMemLocation location{cudaMemLocationTypeDevice, umsync::current_device()};
-  UMSYNC_CUDA_CHECK(cudaMemGetDefaultMemPool(&pool, &location, cudaMemAllocationTypeManaged));
-  UMSYNC_CUDA_CHECK(cudaMemPoolTrimTo(pool, 0));
-}
-
-// The first managed allocation, migration, advice and managed-pool allocation set up driver
-// state that stays for the process; do that once before any test takes its memory baseline.
-void warm_up_managed()
-{
-  static bool const done = [] {
-    umsync::stream<> const s;
-    {
-      umsync::managed_buffer<u32> warm(1 << 18);
-      std::fill(warm.begin(), warm.end(), 1U);  // the kernel below reads every element
-      warm.advise(umsync::advice::read_mostly{});
-      warm.unadvise(umsync::advice::read_mostly{});
-      if (concurrent_managed_access()) {
-        warm.prefetch(managed_location::device(umsync::current_device()), s);
-        umsync::launch(s, grid, affine_in_place, warm.span(), warm.size(), u32{3}, u32{1});
-        warm.prefetch(managed_location::host(), s);
-        umsync::managed_buffer<u32> pooled(1 << 18, s);
-        umsync::managed_batch batch;
-        batch.add(pooled, managed_location::device(umsync::current_device()));
-        batch.prefetch(s);
-        s.synchronize();
-      }
-      s.synchronize();
-    }
-    UMSYNC_CUDA_CHECK(cudaDeviceSynchronize());
-    trim_default_managed_pool();
-    return true;
-  }();
-  static_cast<void>(done);
 }
 
 }  // namespace
