@@ -18,7 +18,14 @@ import shutil
 import subprocess
 import sys
 
-METRICS = ["GB/s", "ratio", "raw_us", "umsync_us", "us_per_op", "raw_cycles", "umsync_cycles"]
+# Counters shown first, in this order; any other counter a family reports follows.
+METRICS = ["GB/s", "ratio", "raw_us", "umsync_us", "us_per_op", "raw_cycles", "umsync_cycles",
+           "to_device_ms", "ceiling_to_device_ms", "ratio_to_device", "to_host_ms", "ceiling_to_host_ms",
+           "ratio_to_host", "fraction_of_pinned"]
+# Fields of Google Benchmark's JSON that are not counters.
+STANDARD_FIELDS = {"name", "family_index", "per_family_instance_index", "run_name", "run_type", "repetitions",
+                   "repetition_index", "threads", "iterations", "real_time", "cpu_time", "time_unit",
+                   "aggregate_name", "aggregate_unit", "error_occurred", "error_message", "label"}
 
 
 def family_of(run_name):
@@ -26,9 +33,23 @@ def family_of(run_name):
 
 
 def instance_of(run_name):
-    name = run_name.replace("/manual_time", "")
+    name = re.sub(r"/(manual_time|iterations:\d+|repeats:\d+|min_time:[0-9.]+s?)", "", run_name)
     family = family_of(name)
     return name[len(family):].lstrip("/") or "-"
+
+
+def counters_of(instances):
+    """The counters the family reports: METRICS order first, then the rest by name."""
+    names = set()
+    for _, row, _ in instances:
+        names.update(k for k, v in row.items() if k not in STANDARD_FIELDS and isinstance(v, (int, float)))
+    return [m for m in METRICS if m in names] + sorted(names - set(METRICS))
+
+
+def size_kib(instance):
+    """The size argument (KiB) of a family A instance such as 'um_prefetch/65536'."""
+    match = re.search(r"/(\d+)$", instance)
+    return int(match.group(1)) if match else None
 
 
 def load(path):
@@ -85,6 +106,45 @@ def gpu_state():
     out = subprocess.run(["nvidia-smi", f"--query-gpu={query}", "--format=csv,noheader"], check=False,
                          capture_output=True, text=True)
     return out.stdout.strip() if out.returncode == 0 else None
+
+
+def plot_by_size(plt, family, instances, out_dir):
+    """Bandwidth against size, one line per strategy, and the pinned-copy ceiling."""
+    series = {}
+    ceiling = {}
+    for name, row in instances:
+        kib = size_kib(name)
+        if kib is None or row.get("error_occurred"):
+            continue
+        strategy = name.rsplit("/", 1)[0].replace("_16GiB", "")
+        gigabytes = kib * 1024 / 1e9
+        time_ms = row.get("to_device_ms") or row.get("to_host_ms")
+        ceiling_ms = row.get("ceiling_to_device_ms") or row.get("ceiling_to_host_ms")
+        if time_ms:
+            series.setdefault(strategy, []).append((kib, gigabytes / (time_ms * 1e-3)))
+        if ceiling_ms:
+            ceiling.setdefault(kib, []).append(gigabytes / (ceiling_ms * 1e-3))
+    if not series:
+        return None
+    fig, ax = plt.subplots(figsize=(8, 5))
+    for strategy, points in sorted(series.items()):
+        points.sort()
+        ax.plot([k for k, _ in points], [v for _, v in points], marker="o", label=strategy)
+    if ceiling:
+        ks = sorted(ceiling)
+        ax.plot(ks, [sorted(ceiling[k])[len(ceiling[k]) // 2] for k in ks], "k--", label="pinned copy (ceiling)")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("size (KiB)")
+    direction = "host to device + kernel" if family == "family_a" else "device to host + host reads"
+    ax.set_ylabel(f"effective GB/s ({direction})")
+    ax.set_title(family)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    path = os.path.join(out_dir, f"{family}.png")
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return os.path.basename(path)
 
 
 def plot_family(plt, family, instances, out_dir):
@@ -156,19 +216,24 @@ def main():
     lines.append("")
     for family in sorted(families):
         instances = families[family]
-        present = [m for m in METRICS if any(m in row for _, row, _ in instances)]
+        present = counters_of(instances)
         lines.append(f"## {family}")
         lines.append("")
         lines.append("| instance | time | cv | " + " | ".join(present) + " |")
         lines.append("|---|---|---|" + "---|" * len(present))
         for name, row, aggregates in instances:
+            if row.get("error_occurred"):
+                lines.append(f"| {name} | skipped: {row.get('error_message', '')} | |" + " |" * len(present))
+                continue
             cv = aggregates.get("cv", {}).get("real_time")
             cv_text = f"{100 * cv:.1f}%" if cv is not None else ""
             values = " | ".join(fmt(row.get(m)) for m in present)
             lines.append(f"| {name} | {fmt(row['real_time'])} {row.get('time_unit', '')} | {cv_text} | {values} |")
         lines.append("")
         if plt is not None and len(instances) >= 1:
-            png = plot_family(plt, family, [(n, r) for n, r, _ in instances], args.out)
+            pairs = [(n, r) for n, r, _ in instances]
+            png = plot_by_size(plt, family, pairs, args.out) if family.startswith("family_a") else None
+            png = png or plot_family(plt, family, pairs, args.out)
             lines.append(f"![{family}]({png})")
             lines.append("")
     report = os.path.join(args.out, "report.md")
