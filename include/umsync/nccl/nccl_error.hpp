@@ -1,0 +1,132 @@
+// umsync/nccl/nccl_error.hpp: NCCL failures as umsync exceptions.
+//
+//   umsync::nccl::check(ncclAllReduce(...), "ncclAllReduce", comm);
+//       // throws umsync::nccl_error: "umsync: ncclAllReduce failed with ncclInvalidArgument
+//       // (invalid argument ...); NCCL says: <ncclGetLastError> at file.cu:42"
+//
+// nccl_error sits next to cuda_error (both std::runtime_error: a call into the device stack
+// failed). It keeps the ncclResult_t, the call, NCCL's own last-error text and the caller's
+// location. Destructors never throw: an NCCL failure there goes to umsync's destructor error
+// handler (set_destructor_error_handler), as a cuda_error whose call() names the NCCL call and
+// result (the handler's type predates NCCL; its code() is then cudaErrorUnknown).
+#pragma once
+
+#include <umsync/config.hpp>
+#include <umsync/error.hpp>
+
+#include <nccl.h>
+
+#include <source_location>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+UMSYNC_NAMESPACE_BEGIN
+
+namespace detail {
+
+/// The enumerator's name, e.g. "ncclInvalidArgument".
+[[nodiscard]] constexpr char const* nccl_result_name(ncclResult_t result) noexcept
+{
+  switch (result) {
+    case ncclSuccess: return "ncclSuccess";
+    case ncclUnhandledCudaError: return "ncclUnhandledCudaError";
+    case ncclSystemError: return "ncclSystemError";
+    case ncclInternalError: return "ncclInternalError";
+    case ncclInvalidArgument: return "ncclInvalidArgument";
+    case ncclInvalidUsage: return "ncclInvalidUsage";
+    case ncclRemoteError: return "ncclRemoteError";
+    case ncclInProgress: return "ncclInProgress";
+    default: return "ncclResult_t(unknown)";
+  }
+}
+
+/// NCCL's text for its most recent failure on `comm` (nullptr: not tied to a communicator);
+/// empty when NCCL has none.
+[[nodiscard]] inline std::string nccl_last_error(ncclComm_t comm) noexcept
+{
+  try {
+    char const* text = ncclGetLastError(comm);
+    return text != nullptr ? std::string(text) : std::string();
+  } catch (...) {
+    return {};
+  }
+}
+
+/// "ncclX failed with ncclY (text); NCCL says: last error", without location.
+[[nodiscard]] inline std::string describe_nccl_failure(ncclResult_t result, std::string_view call,
+                                                       std::string const& last_error)
+{
+  std::string message = std::string(call) + " failed with " + nccl_result_name(result) + " (" +
+                        ncclGetErrorString(result) + ")";
+  if (!last_error.empty()) {
+    message += "; NCCL says: " + last_error;
+  }
+  return message;
+}
+
+}  // namespace detail
+
+/// An NCCL call failed. Names the call, the result, NCCL's last-error text and where.
+class nccl_error : public std::runtime_error {
+ public:
+  nccl_error(ncclResult_t result, std::string_view call, std::string last_error,
+             std::source_location where = std::source_location::current())
+      : std::runtime_error("umsync: " + detail::describe_nccl_failure(result, call, last_error) + " at " +
+                           detail::describe_location(where)),
+        result_(result),
+        call_(call),
+        last_error_(std::move(last_error)),
+        where_(where)
+  {
+  }
+
+  [[nodiscard]] ncclResult_t code() const noexcept { return result_; }
+  /// The result's enumerator name, e.g. "ncclInvalidArgument".
+  [[nodiscard]] char const* name() const noexcept { return detail::nccl_result_name(result_); }
+  [[nodiscard]] std::string const& call() const noexcept { return call_; }
+  /// What ncclGetLastError said when the call failed (may be empty).
+  [[nodiscard]] std::string const& last_error() const noexcept { return last_error_; }
+  [[nodiscard]] std::source_location const& where() const noexcept { return where_; }
+
+ private:
+  ncclResult_t result_;
+  std::string call_;
+  std::string last_error_;
+  std::source_location where_;
+};
+
+namespace nccl {
+
+/// Throws nccl_error when `result` is not ncclSuccess; `comm` (may be null) is the
+/// communicator whose last error NCCL is asked for.
+inline void check(ncclResult_t result, std::string_view call, ncclComm_t comm = nullptr,
+                  std::source_location where = std::source_location::current())
+{
+  if (result != ncclSuccess) [[unlikely]] {
+    throw nccl_error(result, call, umsync::detail::nccl_last_error(comm), where);
+  }
+}
+
+}  // namespace nccl
+
+namespace detail {
+
+/// For destructors: reports an NCCL failure through the destructor error handler instead of
+/// throwing.
+inline void report_nccl_in_destructor(ncclResult_t result, std::string_view call, ncclComm_t comm,
+                                      std::source_location where = std::source_location::current()) noexcept
+{
+  if (result == ncclSuccess) [[likely]] {
+    return;
+  }
+  try {
+    report_in_destructor(cudaErrorUnknown, describe_nccl_failure(result, call, nccl_last_error(comm)), where);
+  } catch (...) {
+    // Building the message allocates; if that fails there is nothing better to do.
+  }
+}
+
+}  // namespace detail
+
+UMSYNC_NAMESPACE_END
