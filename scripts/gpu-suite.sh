@@ -70,8 +70,18 @@ step "ctest (all but bench)" "$out/ctest.log" ctest --test-dir "$build" -LE '^be
 grep -E "tests passed|Skipped|Failed" "$out/ctest.log" | tail -n 8
 
 examples=("$build"/examples/umsync_example_*)
-sanitize_targets=("$build/test/umsync_gpu_tests" "$build/test/umsync_gpu_debug_tests" "${examples[@]}")
+# The test executables run under all four tools, the examples under memcheck only, so the whole
+# tests part fits one 10-minute device call. CUPTI and compute-sanitizer both inject themselves
+# into the process, so the telemetry tests and the health-gate example run without a tool.
+test_targets=("$build/test/umsync_gpu_tests" "$build/test/umsync_gpu_debug_tests")
+[ -x "$build/test/umsync_nccl_tests" ] && test_targets+=("$build/test/umsync_nccl_tests")
 for tool in memcheck racecheck synccheck initcheck; do
+  sanitize_targets=("${test_targets[@]}")
+  if [ "$tool" = memcheck ]; then
+    for example in "${examples[@]}"; do
+      case "$example" in *um_health_gate) ;; *) sanitize_targets+=("$example") ;; esac
+    done
+  fi
   for target in "${sanitize_targets[@]}"; do
     # The tests call CUDA with bad input on purpose and check the errors themselves.
     # Child processes (the pool IPC importer, the bounded-wait trap) run outside the tool:
