@@ -139,26 +139,32 @@ step_result advised_step(std::vector<u32> const& initial)
                                                       umsync::bind_buffer<activations>(act),
                                                       umsync::bind_buffer<grads>(g));
   std::printf("%s\n", advisor.describe().c_str());
+  // One scope per phase, so a step over budget says which phase moved pages on demand.
   step_result result;
-  result.counters = telemetry::measure_um([&] {
-    {
-      auto scope = advisor.enter<forward>(s);
-      umsync::launch(s, grid, forward_kernel, scope.view<weights>(), scope.view<activations>(), words);
-    }
-    {
-      auto scope = advisor.enter<backward>(s);
-      umsync::launch(s, grid, backward_kernel, scope.view<weights>(), scope.view<activations>(), scope.view<grads>(),
-                     words);
-    }
-    {
-      auto scope = advisor.enter<optimizer>(s);
-      umsync::launch(s, grid, optimizer_kernel, scope.view<weights>(), scope.view<grads>(), words);
-    }
-    {
-      auto scope = advisor.enter<checkpoint>(s);
-      s.synchronize();  // the prefetch to the host has landed before the host reads
-      result.wrong = checkpoint_errors(initial, scope.view<weights>().data());
-    }
+  auto const measured = [&](char const* phase, auto&& body) {
+    telemetry::um_counters const c = telemetry::measure_um(body);
+    std::printf("  phase %-10s on demand %8llu B to device, %8llu B to host; GPU faults %llu, CPU faults %llu\n", phase,
+                static_cast<unsigned long long>(c.htod_fault_bytes), static_cast<unsigned long long>(c.dtoh_fault_bytes),
+                static_cast<unsigned long long>(c.gpu_page_faults), static_cast<unsigned long long>(c.cpu_page_faults));
+    result.counters += c;
+  };
+  measured("forward", [&] {
+    auto scope = advisor.enter<forward>(s);
+    umsync::launch(s, grid, forward_kernel, scope.view<weights>(), scope.view<activations>(), words);
+  });
+  measured("backward", [&] {
+    auto scope = advisor.enter<backward>(s);
+    umsync::launch(s, grid, backward_kernel, scope.view<weights>(), scope.view<activations>(), scope.view<grads>(),
+                   words);
+  });
+  measured("optimizer", [&] {
+    auto scope = advisor.enter<optimizer>(s);
+    umsync::launch(s, grid, optimizer_kernel, scope.view<weights>(), scope.view<grads>(), words);
+  });
+  measured("checkpoint", [&] {
+    auto scope = advisor.enter<checkpoint>(s);
+    s.synchronize();  // the prefetch to the host has landed before the host reads
+    result.wrong = checkpoint_errors(initial, scope.view<weights>().data());
   });
   return result;
 }

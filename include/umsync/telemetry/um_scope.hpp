@@ -54,6 +54,7 @@ struct activity_state {
   um_counters* sink = nullptr;  ///< the active scope's counters; null: records are dropped
   bool scope_open = false;
   bool callbacks_registered = false;
+  bool primed = false;
 };
 
 inline activity_state& state() noexcept
@@ -160,6 +161,21 @@ class um_scope {
       detail::check_cupti(cuptiActivityGetNumDroppedRecords(nullptr, 0, &dropped), "cuptiActivityGetNumDroppedRecords",
                           where);
       detail::configure_counters(where);
+      if (!s.primed) {
+        // On the H200 (driver 580.159, CUPTI 13.0) the first enable of the record kind in a
+        // process recorded nothing at all: the first measured step read zero migrations and
+        // zero faults while the same step measured later read 64 MiB and 26 faults (GPU suite,
+        // 2026-12-02). So the first scope enables, drains and disables once before it counts.
+        detail::check_cupti(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER),
+                            "cuptiActivityEnable(CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER)", where);
+        detail::synchronize_all_devices(where);
+        detail::check_cupti(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), "cuptiActivityFlushAll", where);
+        detail::check_cupti(cuptiActivityDisable(CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER),
+                            "cuptiActivityDisable(CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER)", where);
+        detail::check_cupti(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), "cuptiActivityFlushAll", where);
+        detail::configure_counters(where);
+        s.primed = true;
+      }
       {
         std::lock_guard lock(s.mutex);
         s.sink = &counters_;
