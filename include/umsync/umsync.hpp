@@ -15,6 +15,7 @@
 #include <umsync/memory/memory_pool.hpp>
 #include <umsync/memory/memory_span.hpp>
 #include <umsync/memory/pinned_buffer.hpp>
+#include <umsync/memory/pipelined_prefetch.hpp>
 #include <umsync/memory/pool_ipc.hpp>
 #include <umsync/memory/step_memory.hpp>
 #include <umsync/phase_advisor.hpp>
