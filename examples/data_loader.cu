@@ -26,6 +26,8 @@
 // Correctness: each kernel folds its batch into two 64-bit checksums (sum and position-weighted
 // sum of an iterated affine map of every element); the host computes the same from the dataset.
 // Both runs are checked. Exits 0 only if every checksum matches.
+#include "support/example_main.hpp"
+
 #include <umsync/umsync.hpp>
 
 #include <algorithm>
@@ -134,12 +136,7 @@ double ms_since(std::chrono::steady_clock::time_point start)
 
 int main()
 {
-  umsync::device_probe const probe = umsync::probe_devices();
-  if (!probe.usable()) {
-    std::fprintf(stderr, "data_loader: %s; this example needs a GPU\n", probe.reason().c_str());
-    return 1;
-  }
-  try {
+  return umsync_example::run("data_loader", [&](umsync::device_probe const&) {
     int const device = umsync::current_device();
     umsync::launch_config const config{.grid = static_cast<unsigned>(4 * umsync::capabilities(device).multiprocessor_count),
                                        .block = 256};
@@ -293,8 +290,5 @@ int main()
     }
     std::printf("data_loader: %zu of %zu batch checksums wrong: %s\n", wrong, 2 * batches, wrong == 0 ? "PASS" : "FAIL");
     return wrong == 0 ? 0 : 1;
-  } catch (std::exception const& e) {
-    std::fprintf(stderr, "data_loader: %s\n", e.what());
-    return 1;
-  }
+  });
 }

@@ -4,6 +4,8 @@
 // while the next bucket is computed, and crosses back before the optimizer reads it. The same
 // loop with the all-reduce on the compute stream (serial) is timed for comparison. Checks
 // the parameters against a host reference; exits non-zero on a wrong result or without a GPU.
+#include "support/example_main.hpp"
+
 #include <umsync/dependency.hpp>
 #include <umsync/device.hpp>
 #include <umsync/launch.hpp>
@@ -206,12 +208,7 @@ double run(std::vector<std::unique_ptr<rank_state>>& ranks, std::vector<umsync::
 
 int main()
 {
-  umsync::device_probe const probe = umsync::probe_devices();
-  if (!probe.usable()) {
-    std::fprintf(stderr, "overlapped_allreduce: %s; this example needs a GPU\n", probe.reason().c_str());
-    return 1;
-  }
-  try {
+  return umsync_example::run("overlapped_allreduce", [&](umsync::device_probe const& probe) {
     std::vector<umsync::nccl::communicator> comms = umsync::nccl::communicator::init_all();
     std::vector<std::unique_ptr<rank_state>> ranks;
     for (int d = 0; d < probe.count; ++d) {
@@ -236,8 +233,5 @@ int main()
     ranks.clear();
     on_device(0);
     return serial_wrong == 0 && overlapped_wrong == 0 ? 0 : 1;
-  } catch (std::exception const& e) {
-    std::fprintf(stderr, "overlapped_allreduce: %s\n", e.what());
-    return 1;
-  }
+  });
 }

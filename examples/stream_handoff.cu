@@ -13,6 +13,8 @@
 // Prints the time of each handoff (CUDA events from the producer's first kernel to the
 // consumer's last), the bandwidth of the two kernels together, and how many outputs were wrong
 // against a host reference computed from fresh random input. Exits 0 only if none was.
+#include "support/example_main.hpp"
+
 #include <umsync/umsync.hpp>
 
 #include <algorithm>
@@ -52,12 +54,7 @@ __global__ void consume(std::uint32_t const* in, std::uint32_t* out, std::size_t
 
 int main()
 {
-  umsync::device_probe const probe = umsync::probe_devices();
-  if (!probe.usable()) {
-    std::fprintf(stderr, "stream_handoff: %s; this example needs a GPU\n", probe.reason().c_str());
-    return 1;
-  }
-  try {
+  return umsync_example::run("stream_handoff", [&](umsync::device_probe const&) {
     constexpr std::size_t n = std::size_t{1} << 24;  // 64 MiB per buffer
     constexpr int iterations = 5;
     constexpr umsync::launch_config config{.grid = 528, .block = 256};
@@ -140,8 +137,5 @@ int main()
     std::printf("stream_handoff: %zu wrong of %zu checked: %s\n", wrong_total, n * iterations,
                 wrong_total == 0 ? "PASS" : "FAIL");
     return wrong_total == 0 ? 0 : 1;
-  } catch (std::exception const& e) {
-    std::fprintf(stderr, "stream_handoff: %s\n", e.what());
-    return 1;
-  }
+  });
 }

@@ -22,6 +22,8 @@
 // and on the host in double precision; checks both GPU results against the host (float GEMM
 // tolerance) and against each other, prints per-step times and GEMM throughput. Exits 0 only if
 // every check passes.
+#include "support/example_main.hpp"
+
 #include <umsync/umsync.hpp>
 
 #include <cublas_v2.h>
@@ -202,12 +204,7 @@ comparison compare(A const& got, B const& want, double atol, double rtol)
 
 int main()
 {
-  umsync::device_probe const probe = umsync::probe_devices();
-  if (!probe.usable()) {
-    std::fprintf(stderr, "training_step: %s; this example needs a GPU\n", probe.reason().c_str());
-    return 1;
-  }
-  try {
+  return umsync_example::run("training_step", [&](umsync::device_probe const&) {
     int const device = umsync::current_device();
     if (!umsync::capabilities(device).managed_memory) {
       std::fprintf(stderr, "training_step: device %d has no managed memory; this example needs it\n", device);
@@ -385,8 +382,5 @@ int main()
     std::printf("training_step: %s\n", pass ? "PASS" : "FAIL");
     s.synchronize();
     return pass ? 0 : 1;
-  } catch (std::exception const& e) {
-    std::fprintf(stderr, "training_step: %s\n", e.what());
-    return 1;
-  }
+  });
 }

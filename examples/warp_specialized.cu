@@ -16,6 +16,8 @@
 // Under a CUDA tool (compute-sanitizer) only the lockstep kernel runs: racecheck does not count
 // barrier.arrive as synchronization and reports every hand-off of the arrive/wait pipeline as a
 // hazard (see test/named_barrier_test.cu, where the results are right).
+#include "support/example_main.hpp"
+
 #include <umsync/umsync.hpp>
 #include <umsync/sync/barrier_plan.hpp>
 #include <umsync/sync/named_barrier.hpp>
@@ -25,11 +27,8 @@
 #include <cstdio>
 #include <exception>
 #include <random>
-#include <string_view>
 #include <utility>
 #include <vector>
-
-extern char** environ;
 
 namespace {
 
@@ -138,29 +137,11 @@ __global__ void __launch_bounds__(plan::block_threads) lockstep(u32 const* in, u
   }
 }
 
-bool under_cuda_tool()
-{
-  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
-    std::string_view const variable(*entry);
-    std::string_view const name = variable.substr(0, variable.find('='));
-    if (name.find("SANITIZER") != std::string_view::npos || name == "CUDA_INJECTION64_PATH" ||
-        (name == "LD_PRELOAD" && variable.find("sanitizer") != std::string_view::npos)) {
-      return true;
-    }
-  }
-  return false;
-}
-
 }  // namespace
 
 int main()
 {
-  umsync::device_probe const probe = umsync::probe_devices();
-  if (!probe.usable()) {
-    std::fprintf(stderr, "warp_specialized: %s; this example needs a GPU\n", probe.reason().c_str());
-    return 1;
-  }
-  try {
+  return umsync_example::run("warp_specialized", [&](umsync::device_probe const&) {
     unsigned const blocks = 4U * static_cast<unsigned>(umsync::capabilities(umsync::current_device()).multiprocessor_count);
     std::size_t const n = std::size_t(blocks) * tiles_per_block * tile_words;
     umsync::launch_config const config{.grid = blocks, .block = plan::block_threads};
@@ -187,7 +168,7 @@ int main()
     umsync::async_pool_buffer<u32, compute> out(n, s);
     umsync::copy_async(in, host_in, s);
 
-    bool const tool = under_cuda_tool();
+    bool const tool = umsync::cuda_tool_attached();
     if (tool) {
       std::printf("warp_specialized: a CUDA tool is attached: the arrive/wait kernel is not run (racecheck does "
                   "not model barrier.arrive); the lockstep kernel on the same plan is\n");
@@ -241,8 +222,5 @@ int main()
     }
     std::printf("warp_specialized: %s\n", wrong_total == 0 ? "PASS" : "FAIL");
     return wrong_total == 0 ? 0 : 1;
-  } catch (std::exception const& e) {
-    std::fprintf(stderr, "warp_specialized: %s\n", e.what());
-    return 1;
-  }
+  });
 }

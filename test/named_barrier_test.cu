@@ -78,7 +78,7 @@ __global__ void __launch_bounds__(block_threads)
 
 void check_pipeline(bool aligned)
 {
-  if (umsync_test::under_cuda_tool()) {
+  if (umsync::cuda_tool_attached()) {
     // racecheck does not count barrier.arrive as synchronization and reports every hand-off
     // (202,752 hazards on the H200, with results right): the pipeline is checked without tools.
     MESSAGE("a CUDA tool instruments this process: arrive/wait pipeline not run here");

@@ -156,7 +156,7 @@ void host_device_conversation(umsync_test::memory kind)
   umsync_test::memory_baseline const baseline;
   auto rng = umsync_test::make_rng();
   if (!umsync_test::host_reaches_running_kernel()) {
-    CHECK_MESSAGE(umsync_test::under_cuda_tool(),
+    CHECK_MESSAGE(umsync::cuda_tool_attached(),
                   "a host store did not reach a running kernel, and no tool serializes launches");
     MESSAGE("launches are serialized here (a tool runs the process): host -> device signalling not tested");
     return;
@@ -280,7 +280,7 @@ TEST_CASE("an exact value lets two blocks take turns")
 
 TEST_CASE("a block_shared flag orders shared memory between two warps")
 {
-  if (umsync_test::under_cuda_tool()) {
+  if (umsync::cuda_tool_attached()) {
     // racecheck orders shared memory by barriers only, so it reports acquire/release hand-offs.
     MESSAGE("a CUDA tool instruments this process: shared-memory flag hand-off not run here");
     return;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <umsync/config.hpp>
+#include <umsync/cuda_tool.hpp>
 #include <umsync/dependency.hpp>
 #include <umsync/device.hpp>
 #include <umsync/error.hpp>

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <doctest/doctest.h>
+#include <umsync/cuda_tool.hpp>
 #include <umsync/error.hpp>
 
 #include <chrono>
@@ -10,11 +11,8 @@
 #include <cstdlib>
 #include <random>
 #include <string>
-#include <string_view>
 #include <thread>
 #include <vector>
-
-extern char** environ;  // POSIX: the process environment
 
 namespace umsync_test {
 
@@ -38,21 +36,6 @@ inline std::vector<std::uint32_t> random_words(std::mt19937_64& rng, std::size_t
     word = static_cast<std::uint32_t>(rng());
   }
   return words;
-}
-
-/// True when a tool seems to instrument this process (compute-sanitizer and other CUDA
-/// injection tools put variables in the environment).
-inline bool under_cuda_tool()
-{
-  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
-    std::string_view const variable(*entry);
-    std::string_view const name = variable.substr(0, variable.find('='));
-    if (name.find("SANITIZER") != std::string_view::npos || name == "CUDA_INJECTION64_PATH" ||
-        (name == "LD_PRELOAD" && variable.find("sanitizer") != std::string_view::npos)) {
-      return true;
-    }
-  }
-  return false;
 }
 
 /// The device's free memory at construction must be back at destruction: a test that
@@ -83,7 +66,7 @@ class memory_baseline {
   ~memory_baseline()
   {
     UMSYNC_CUDA_CHECK(cudaDeviceSynchronize());
-    if (under_cuda_tool()) {
+    if (umsync::cuda_tool_attached()) {
       return;  // the tool allocates device memory of its own; memcheck's leak check rules there
     }
     std::size_t now = free_bytes();
