@@ -42,7 +42,7 @@ TEST_CASE("a pool with threshold 0 gives memory back at synchronization, as the 
           << umsync::memory_pool_ref::device_default(0).release_threshold());
 }
 
-TEST_CASE("reuse policy round-trips")
+TEST_CASE("reuse policy round-trips, and memory_pool_options sets it at creation")
 {
   umsync::memory_pool pool;
   pool.ref().set_reuse({.follow_event_dependencies = true, .allow_opportunistic = false,
@@ -51,6 +51,12 @@ TEST_CASE("reuse policy round-trips")
   CHECK(policy.follow_event_dependencies);
   CHECK_FALSE(policy.allow_opportunistic);
   CHECK_FALSE(policy.allow_internal_dependencies);
+
+  umsync::memory_pool independent({.reuse = {.allow_internal_dependencies = false}});
+  auto const set_at_creation = independent.ref().reuse();
+  CHECK(set_at_creation.follow_event_dependencies);
+  CHECK(set_at_creation.allow_opportunistic);
+  CHECK_FALSE(set_at_creation.allow_internal_dependencies);
 }
 
 TEST_CASE("a moved-from pool refuses use; an invalid device throws cuda_error")

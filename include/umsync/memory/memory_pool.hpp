@@ -64,7 +64,10 @@ class memory_pool_ref {
           "cudaMemPoolSetAttribute(cudaMemPoolAttrUsedMemHigh)", where);
   }
 
-  /// Which freed blocks the pool may hand out again, and when (see cudaMemPoolAttr).
+  /// Which freed blocks the pool may hand out again, and when (see cudaMemPoolAttr). CUDA's
+  /// default allows all three. allow_internal_dependencies lets an allocation on one stream wait
+  /// for a free on another to reuse its block: correct, but it can silently serialize a
+  /// loader -> compute pipeline; turn it off where streams must run independently.
   struct reuse_policy {
     bool follow_event_dependencies = true;  ///< reuse across streams ordered by events
     bool allow_opportunistic = true;        ///< reuse when the free has completed, unordered
@@ -131,6 +134,8 @@ struct memory_pool_options {
   /// Allocations may be shared with other processes (POSIX file descriptor handles; see
   /// umsync/memory/pool_ipc.hpp).
   bool exportable = false;
+  /// Reuse rules, set at creation (CUDA's default: everything allowed).
+  memory_pool_ref::reuse_policy reuse = {};
 };
 
 /// An owning pool on one device. Move-only; destroying it while allocations from it are
@@ -149,6 +154,7 @@ class memory_pool {
     handle_ = handle;
     try {
       memory_pool_ref(handle_).set_release_threshold(options.release_threshold, where);
+      memory_pool_ref(handle_).set_reuse(options.reuse, where);
     } catch (...) {
       destroy();
       throw;
