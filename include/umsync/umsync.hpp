@@ -3,6 +3,7 @@
 
 #include <umsync/config.hpp>
 #include <umsync/cuda_tool.hpp>
+#include <umsync/deferred_edge.hpp>
 #include <umsync/dependency.hpp>
 #include <umsync/device.hpp>
 #include <umsync/error.hpp>

@@ -33,6 +33,8 @@ UMSYNC_NAMESPACE_BEGIN
 
 template <class From, class To>
 class stream_dependency;
+template <class From, class To>
+class deferred_edge;
 
 template <class T, class Tag = untagged>
 class async_pool_buffer {
@@ -115,6 +117,8 @@ class async_pool_buffer {
  private:
   template <class, class>
   friend class stream_dependency;
+  template <class, class>
+  friend class deferred_edge;
   template <class, class>
   friend class async_pool_buffer;
 
