@@ -180,24 +180,31 @@ class phase_advisor {
   template <class Phase>
   void apply(stream_view<> stream, std::source_location const& where)
   {
+    // cudaMemAdvise applies at once, not in stream order, so work queued earlier must finish
+    // before any read-mostly advice changes. Setting it under a kernel that still writes the
+    // buffer would duplicate pages being written. Unsetting it collapses the duplicates to an
+    // arbitrary copy (the host's, for a buffer with no preferred location), and a kernel still
+    // reading the device copy then faults every page back: on the H200 the health-gate example
+    // moved 16 MiB on demand (26 GPU faults) that way when the optimizer entry unset read-mostly
+    // on the weights while the backward kernel was still reading them.
+    bool advice_changes = false;
+    for_each_binding([&]<std::size_t I, class Buffer, class T>(phase_binding<Buffer, T> const&) {
+      if constexpr (Plan::template used_in<Phase, Buffer>) {
+        advice_changes = advice_changes || Plan::template read_mostly_in<Phase, Buffer> != read_mostly_[I];
+      }
+    });
+    if (advice_changes) {
+      stream.synchronize(where);
+    }
     // Remove read-mostly first: the phase must not start writing duplicated pages.
-    bool newly_read_mostly = false;
     for_each_binding([&]<std::size_t I, class Buffer, class T>(phase_binding<Buffer, T> const& binding) {
       if constexpr (Plan::template used_in<Phase, Buffer>) {
-        constexpr bool wanted = Plan::template read_mostly_in<Phase, Buffer>;
-        if (!wanted && read_mostly_[I]) {
+        if (!Plan::template read_mostly_in<Phase, Buffer> && read_mostly_[I]) {
           binding.memory->unadvise(advice::read_mostly{}, where);
           read_mostly_[I] = false;
         }
-        newly_read_mostly = newly_read_mostly || (wanted && !read_mostly_[I]);
       }
     });
-    // cudaMemAdvise applies at once, not in stream order: work queued earlier (the phase
-    // that wrote the buffer) must finish before its pages turn read-mostly, or its writes
-    // would hit duplicated pages.
-    if (newly_read_mostly) {
-      stream.synchronize(where);
-    }
     managed_batch batch;
     for_each_binding([&]<std::size_t I, class Buffer, class T>(phase_binding<Buffer, T> const& binding) {
       if constexpr (Plan::template used_in<Phase, Buffer>) {
