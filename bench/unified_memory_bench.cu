@@ -5,10 +5,12 @@
 //
 // Each iteration: the host writes every byte (pages end up on the host), then
 //   to_device: event-timed, move to the device + one scale kernel;
+//   resident:  event-timed, the kernel once more on the data now on the device (steady state);
 //   to_host:   host-timed, move back + stream sync + the host reads one word per 4 KiB page.
 // Ceiling: explicit device memory with pinned copies (cudaMemcpyAsync) and the same kernel.
 // Counters: *_ms for the strategy and the ceiling, ratio_* = strategy / ceiling (1.0 is the
-// ceiling; lower is better). At most one managed allocation (<= 16 GiB) is live at a time, and
+// ceiling; lower is better); um_* counters: CUPTI's view of one extra pass (built with
+// umsync::telemetry). At most one managed allocation (<= 16 GiB) is live at a time, and
 // a size runs only when the card has three times its size free: no oversubscription runs.
 #include "support/timing.cuh"
 
@@ -21,6 +23,9 @@
 #include <umsync/memory/step_memory.hpp>
 #include <umsync/phase_advisor.hpp>
 #include <umsync/stream.hpp>
+#ifdef UMSYNC_BENCH_TELEMETRY
+#include <umsync/telemetry/um_scope.hpp>
+#endif
 
 #include <algorithm>
 #include <cstddef>
@@ -78,7 +83,25 @@ using round_trip = umsync::phase_plan<umsync::phase<device_phase, umsync::uses<d
 struct timings {
   double to_device = 0;
   double to_host = 0;
+  double resident = 0;  ///< the kernel once more, on data already where it runs
 };
+
+/// One pass: the host writes every byte of `host_data`; `to_device(stream)` moves the data and
+/// runs the kernel (event-timed); the kernel runs once more on `device_data`, now resident
+/// (event-timed: the steady state); `to_host()` moves it back and the host reads (host-timed).
+template <class ToDevice, class ToHost>
+timings measure_pass(umsync::stream<> const& s, u32* host_data, u32* device_data, std::size_t n, ToDevice&& to_device,
+                     ToHost&& to_host)
+{
+  std::memset(host_data, 0x5A, n * sizeof(u32));
+  timings t;
+  t.to_device = umsync_bench::time_on_device(s.get(), to_device);
+  t.resident = umsync_bench::time_on_device(s.get(), [&](cudaStream_t stream) {
+    umsync::launch(umsync::stream_view<>{stream}, grid, scale, device_data, n);
+  });
+  t.to_host = umsync_bench::time_on_host(to_host);
+  return t;
+}
 
 /// The ceiling: pinned host memory, explicit copies, device memory.
 class pinned_ceiling {
@@ -93,18 +116,17 @@ class pinned_ceiling {
 
   timings run(umsync::stream<> const& s)
   {
-    std::memset(host_.data(), 0x5A, n_ * sizeof(u32));
-    timings t;
-    t.to_device = umsync_bench::time_on_device(s.get(), [&](cudaStream_t stream) {
-      UMSYNC_CUDA_CHECK(cudaMemcpyAsync(device_, host_.data(), n_ * sizeof(u32), cudaMemcpyHostToDevice, stream));
-      umsync::launch(umsync::stream_view<>{stream}, grid, scale, device_, n_);
-    });
-    t.to_host = umsync_bench::time_on_host([&] {
-      UMSYNC_CUDA_CHECK(cudaMemcpyAsync(host_.data(), device_, n_ * sizeof(u32), cudaMemcpyDeviceToHost, s.get()));
-      s.synchronize();
-      touch_pages(host_.data(), n_);
-    });
-    return t;
+    return measure_pass(
+        s, host_.data(), device_, n_,
+        [&](cudaStream_t stream) {
+          UMSYNC_CUDA_CHECK(cudaMemcpyAsync(device_, host_.data(), n_ * sizeof(u32), cudaMemcpyHostToDevice, stream));
+          umsync::launch(umsync::stream_view<>{stream}, grid, scale, device_, n_);
+        },
+        [&] {
+          UMSYNC_CUDA_CHECK(cudaMemcpyAsync(host_.data(), device_, n_ * sizeof(u32), cudaMemcpyDeviceToHost, s.get()));
+          s.synchronize();
+          touch_pages(host_.data(), n_);
+        });
   }
 
  private:
@@ -143,80 +165,76 @@ class managed_round_trip {
       return run_pipelined(s);
     }
     umsync::managed_buffer<u32>& m = *memory_;
-    std::memset(m.data(), 0x5A, m.size_bytes());
     bool const prefetching = kind_ == strategy::prefetch || kind_ == strategy::preferred_and_prefetch;
-    timings t;
-    t.to_device = umsync_bench::time_on_device(s.get(), [&](cudaStream_t stream) {
-      umsync::stream_view<> const view{stream};
-      if (prefetching) {
-        m.prefetch(umsync::managed_location::device(device_), view);
-      }
-      umsync::launch(view, grid, scale, m.span(), n_);
-    });
-    t.to_host = umsync_bench::time_on_host([&] {
-      if (prefetching) {
-        m.prefetch(umsync::managed_location::host(), s);
-      }
-      s.synchronize();
-      touch_pages(m.data(), n_);
-    });
-    return t;
+    return measure_pass(
+        s, m.data(), m.data(), n_,
+        [&](cudaStream_t stream) {
+          umsync::stream_view<> const view{stream};
+          if (prefetching) {
+            m.prefetch(umsync::managed_location::device(device_), view);
+          }
+          umsync::launch(view, grid, scale, m.span(), n_);
+        },
+        [&] {
+          if (prefetching) {
+            m.prefetch(umsync::managed_location::host(), s);
+          }
+          s.synchronize();
+          touch_pages(m.data(), n_);
+        });
   }
 
  private:
   timings run_advisor(umsync::stream<> const& s)
   {
     auto advisor = umsync::make_phase_advisor<round_trip>(umsync::bind_buffer<data_tag>(*memory_));
-    std::memset(memory_->data(), 0x5A, memory_->size_bytes());
-    timings t;
-    t.to_device = umsync_bench::time_on_device(s.get(), [&](cudaStream_t stream) {
-      auto scope = advisor.enter<device_phase>(umsync::stream_view<>{stream});
-      umsync::launch(scope.stream(), grid, scale, scope.view<data_tag>(), n_);
-    });
-    t.to_host = umsync_bench::time_on_host([&] {
-      auto scope = advisor.enter<host_phase>(s);
-      s.synchronize();
-      touch_pages(scope.view<data_tag>().data(), n_);
-    });
-    return t;
+    return measure_pass(
+        s, memory_->data(), memory_->data(), n_,
+        [&](cudaStream_t stream) {
+          auto scope = advisor.enter<device_phase>(umsync::stream_view<>{stream});
+          umsync::launch(scope.stream(), grid, scale, scope.view<data_tag>(), n_);
+        },
+        [&] {
+          auto scope = advisor.enter<host_phase>(s);
+          s.synchronize();
+          touch_pages(scope.view<data_tag>().data(), n_);
+        });
   }
 
   timings run_pipelined(umsync::stream<> const& s)
   {
     umsync::managed_buffer<u32>& m = *memory_;
-    std::memset(m.data(), 0x5A, m.size_bytes());
-    timings t;
-    t.to_device = umsync_bench::time_on_device(s.get(), [&](cudaStream_t stream) {
-      static_cast<void>(umsync::prefetch_pipelined(
-          m, umsync::managed_location::device(device_), copy_stream_, umsync::stream_view<>{stream},
-          pipeline_chunk(n_), [&](umsync::managed_span<u32> part, umsync::stream_view<> on) {
-            umsync::launch(on, grid, scale, part, part.size());
-          }));
-    });
-    t.to_host = umsync_bench::time_on_host([&] {
-      m.prefetch(umsync::managed_location::host(), s);
-      s.synchronize();
-      touch_pages(m.data(), n_);
-    });
-    return t;
+    return measure_pass(
+        s, m.data(), m.data(), n_,
+        [&](cudaStream_t stream) {
+          static_cast<void>(umsync::prefetch_pipelined(
+              m, umsync::managed_location::device(device_), copy_stream_, umsync::stream_view<>{stream},
+              pipeline_chunk(n_), [&](umsync::managed_span<u32> part, umsync::stream_view<> on) {
+                umsync::launch(on, grid, scale, part, part.size());
+              }));
+        },
+        [&] {
+          m.prefetch(umsync::managed_location::host(), s);
+          s.synchronize();
+          touch_pages(m.data(), n_);
+        });
   }
 
   timings run_policy(umsync::stream<> const& s)
   {
     auto& b = *policy_;
-    std::memset(b.host().data(), 0x5A, b.size_bytes());
-    timings t;
-    t.to_device = umsync_bench::time_on_device(s.get(), [&](cudaStream_t stream) {
-      umsync::stream_view<> const view{stream};
-      b.to_device(view);
-      umsync::launch(view, grid, scale, b.device(), n_);
-    });
-    t.to_host = umsync_bench::time_on_host([&] {
-      b.to_host(s);
-      s.synchronize();
-      touch_pages(b.host().data(), n_);
-    });
-    return t;
+    return measure_pass(
+        s, b.host().data(), b.device().data(), n_,
+        [&](cudaStream_t stream) {
+          umsync::stream_view<> const view{stream};
+          b.to_device(view);
+          umsync::launch(view, grid, scale, b.device(), n_);
+        },
+        [&] {
+          b.to_host(s);
+          s.synchronize();
+          touch_pages(b.host().data(), n_);
+        });
   }
 
   strategy kind_;
@@ -266,8 +284,10 @@ void family_a(benchmark::State& state, strategy kind)
     state.SetIterationTime(a.to_device + a.to_host);
     sum.to_device += a.to_device;
     sum.to_host += a.to_host;
+    sum.resident += a.resident;
     ceiling_sum.to_device += c.to_device;
     ceiling_sum.to_host += c.to_host;
+    ceiling_sum.resident += c.resident;
   }
   double const k = 1e3 / static_cast<double>(iteration);
   state.counters["to_device_ms"] = sum.to_device * k;
@@ -276,6 +296,22 @@ void family_a(benchmark::State& state, strategy kind)
   state.counters["ceiling_to_host_ms"] = ceiling_sum.to_host * k;
   state.counters["ratio_to_device"] = sum.to_device / ceiling_sum.to_device;
   state.counters["ratio_to_host"] = sum.to_host / ceiling_sum.to_host;
+#ifdef UMSYNC_BENCH_TELEMETRY
+  // What one more pass migrates and faults, from CUPTI, outside the timed iterations (the
+  // counters cost time of their own).
+  umsync::telemetry::um_counters const um = umsync::telemetry::measure_um([&] { static_cast<void>(subject.run(s)); });
+  constexpr double mib = 1.0 / (1 << 20);
+  state.counters["um_htod_fault_MiB"] = static_cast<double>(um.htod_fault_bytes) * mib;
+  state.counters["um_htod_prefetch_MiB"] = static_cast<double>(um.htod_prefetch_bytes) * mib;
+  state.counters["um_dtoh_fault_MiB"] = static_cast<double>(um.dtoh_fault_bytes) * mib;
+  state.counters["um_dtoh_prefetch_MiB"] = static_cast<double>(um.dtoh_prefetch_bytes) * mib;
+  state.counters["um_gpu_faults"] = static_cast<double>(um.gpu_page_faults);
+  state.counters["um_cpu_faults"] = static_cast<double>(um.cpu_page_faults);
+#endif
+  // The steady state: the same kernel on data already resident, against device memory.
+  state.counters["resident_kernel_us"] = sum.resident * k * 1e3;
+  state.counters["ceiling_kernel_us"] = ceiling_sum.resident * k * 1e3;
+  state.counters["ratio_resident"] = sum.resident / ceiling_sum.resident;
 }
 
 /// Ways to bring device-resident managed data back for a host phase that reads it.

@@ -21,7 +21,7 @@ import sys
 # Counters shown first, in this order; any other counter a family reports follows.
 METRICS = ["GB/s", "ratio", "raw_us", "umsync_us", "us_per_op", "raw_cycles", "umsync_cycles",
            "to_device_ms", "ceiling_to_device_ms", "ratio_to_device", "to_host_ms", "ceiling_to_host_ms",
-           "ratio_to_host", "fraction_of_pinned"]
+           "ratio_to_host", "resident_kernel_us", "ceiling_kernel_us", "ratio_resident", "fraction_of_pinned"]
 # Fields of Google Benchmark's JSON that are not counters.
 STANDARD_FIELDS = {"name", "family_index", "per_family_instance_index", "run_name", "run_type", "repetitions",
                    "repetition_index", "threads", "iterations", "real_time", "cpu_time", "time_unit",
