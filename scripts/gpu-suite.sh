@@ -106,7 +106,8 @@ fi
 fi  # tests
 
 if want bench; then
-limit=$bench_timeout step "benchmarks" "$out/bench.txt" "$build/bench/umsync_bench" \
+# Through with-elapsed.sh: each line of bench.txt carries the seconds since the start.
+limit=$bench_timeout step "benchmarks" "$out/bench.txt" bash scripts/with-elapsed.sh "$build/bench/umsync_bench" \
   --benchmark_min_time="$bench_min_time" \
   --benchmark_repetitions="$bench_repetitions" --benchmark_report_aggregates_only=true \
   --benchmark_out="$out/bench.json" --benchmark_out_format=json --benchmark_counters_tabular=true
