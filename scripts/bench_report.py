@@ -186,13 +186,14 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("json")
     parser.add_argument("--out", required=True, help="folder for report.md and the PNG plots")
+    parser.add_argument("--no-plots", action="store_true", help="tables only: neither plot nor install matplotlib")
     args = parser.parse_args()
     context, rows = load(args.json)
     if not rows:
         print(f"bench_report: {args.json} holds no benchmark results", file=sys.stderr)
         return 1
     os.makedirs(args.out, exist_ok=True)
-    have_plots, plot_note = ensure_matplotlib()
+    have_plots, plot_note = (False, "plots not asked for (--no-plots)") if args.no_plots else ensure_matplotlib()
     plt = None
     if have_plots:
         import matplotlib

@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""Host tests of the main job's scripts on synthetic Google Benchmark JSON (no GPU needed):
+bench_compare.py flags a regression beyond the measured noise and only that, and
+bench_report.py writes a table per family with every counter, skipped rows with their reason,
+and (when matplotlib is importable) a bandwidth-against-size plot for family A."""
+import importlib.util
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import unittest
+
+SCRIPTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts")
+
+
+def aggregate(run_name, median, stddev, **counters):
+    """The three aggregate rows Google Benchmark writes for one benchmark with repetitions."""
+    rows = []
+    for name, value in (("mean", median), ("median", median), ("stddev", stddev)):
+        rows.append(dict(name=f"{run_name}_{name}", run_name=run_name, run_type="aggregate", aggregate_name=name,
+                         real_time=value, cpu_time=value, time_unit="ms", iterations=3, **counters))
+    return rows
+
+
+def write(path, benchmarks):
+    with open(path, "w") as f:
+        json.dump({"context": {"gpu": "synthetic", "date": "test"}, "benchmarks": benchmarks}, f)
+
+
+def run(script, *args):
+    return subprocess.run([sys.executable, os.path.join(SCRIPTS, script), *args], capture_output=True, text=True)
+
+
+class BenchCompare(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.rng = random.Random()
+        self.base = self.rng.uniform(1.0, 100.0)
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def compare(self, candidate_median, candidate_stddev):
+        old = os.path.join(self.dir.name, "old.json")
+        new = os.path.join(self.dir.name, "new.json")
+        write(old, aggregate("step/1", self.base, 0.01 * self.base))
+        write(new, aggregate("step/1", candidate_median, candidate_stddev))
+        return run("bench_compare.py", old, new)
+
+    def test_same_time_is_not_a_regression(self):
+        result = self.compare(self.base * 1.01, 0.01 * self.base)
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        self.assertIn("same", result.stdout)
+
+    def test_slower_beyond_noise_is_a_regression(self):
+        result = self.compare(self.base * 1.5, 0.01 * self.base)
+        self.assertEqual(result.returncode, 1, result.stdout + result.stderr)
+        self.assertIn("REGRESSION", result.stdout)
+
+    def test_slower_within_noise_is_not(self):
+        result = self.compare(self.base * 1.2, 0.2 * self.base)  # 3 sigmas would be 60%
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+
+    def test_runs_without_repetitions_are_unusable(self):
+        path = os.path.join(self.dir.name, "single.json")
+        write(path, [dict(name="step/1", run_name="step/1", run_type="iteration", real_time=1.0, cpu_time=1.0,
+                          time_unit="ms", iterations=1)])
+        result = run("bench_compare.py", path, path)
+        self.assertEqual(result.returncode, 2)
+
+
+class BenchReport(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        rng = random.Random()
+        benchmarks = []
+        self.ratio = round(rng.uniform(1.1, 2.0), 3)
+        for kib in (4, 1024, 65536):
+            run_name = f"family_a/um_prefetch/{kib}/iterations:2/repeats:3/manual_time"
+            benchmarks += aggregate(run_name, 1.0, 0.01, to_device_ms=kib / 1e4 + 0.01,
+                                    ceiling_to_device_ms=kib / 2e4 + 0.01, ratio_to_device=self.ratio,
+                                    um_gpu_faults=0.0)
+        benchmarks.append(dict(name="family_a/um_no_hints/16777216/manual_time",
+                               run_name="family_a/um_no_hints/16777216/manual_time", run_type="iteration",
+                               real_time=0, cpu_time=0, time_unit="ms", iterations=0, error_occurred=True,
+                               error_message="not enough free device memory"))
+        benchmarks += aggregate("graph_step/8/manual_time", 0.3, 0.01, raw_us=8.9, umsync_us=8.8, ratio=0.99)
+        self.json = os.path.join(self.dir.name, "bench.json")
+        write(self.json, benchmarks)
+        self.out = os.path.join(self.dir.name, "report")
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def test_tables_carry_every_counter_and_skipped_rows(self):
+        result = run("bench_report.py", self.json, "--out", self.out, "--no-plots")
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        with open(os.path.join(self.out, "report.md")) as f:
+            report = f.read()
+        self.assertIn("## family_a", report)
+        self.assertIn("## graph_step", report)
+        self.assertIn("ratio_to_device", report)
+        self.assertIn("um_gpu_faults", report)  # a counter METRICS does not list still shows
+        self.assertIn(f"{self.ratio:.3f}", report)
+        self.assertIn("| um_prefetch/65536 |", report)  # iterations/repeats/manual_time stripped
+        self.assertIn("skipped: not enough free device memory", report)
+        self.assertFalse([name for name in os.listdir(self.out) if name.endswith(".png")])
+
+    @unittest.skipUnless(importlib.util.find_spec("matplotlib"), "matplotlib is not installed: no plots to check")
+    def test_family_a_gets_a_plot(self):
+        result = run("bench_report.py", self.json, "--out", self.out)
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        self.assertTrue(os.path.exists(os.path.join(self.out, "family_a.png")))
+
+    def test_empty_json_is_an_error(self):
+        path = os.path.join(self.dir.name, "empty.json")
+        write(path, [])
+        result = run("bench_report.py", path, "--out", self.out, "--no-plots")
+        self.assertEqual(result.returncode, 1)
+
+
+if __name__ == "__main__":
+    unittest.main()
