@@ -64,3 +64,14 @@ function(umsync_add_compile_fail_test source)
       -P ${PROJECT_SOURCE_DIR}/cmake/umsync-compile-fail.cmake)
   set_tests_properties(compile_fail.${rule} PROPERTIES LABELS compile_fail TIMEOUT 300)
 endfunction()
+
+# umsync_add_test_executable(NAME LABEL MAIN SOURCES... [LIBRARIES libs...]): one executable with
+# doctest, the calling directory's headers (test/support/) and the given main; one ctest per
+# source file, labelled LABEL.
+function(umsync_add_test_executable name label main)
+  cmake_parse_arguments(PARSE_ARGV 3 arg "" "" "SOURCES;LIBRARIES")
+  add_executable(${name} ${main} ${arg_SOURCES})
+  target_link_libraries(${name} PRIVATE umsync_project_options ${arg_LIBRARIES} doctest::doctest)
+  target_include_directories(${name} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+  umsync_add_doctest_files(${name} ${label} ${arg_SOURCES})
+endfunction()
