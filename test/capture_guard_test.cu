@@ -1,6 +1,7 @@
 // GPU tests of umsync/graph/capture_guard.hpp: capture-unsafe calls refused with capture_error
 // before they reach CUDA, so the capture stays valid; what the raw call does instead.
 #include "support/gpu_test.hpp"
+#include "support/graph_warm_up.cuh"
 #include "support/kernels.cuh"
 
 #include <umsync/device.hpp>
@@ -28,31 +29,17 @@ __global__ void add_one(u32* data, std::size_t n)
   }
 }
 
-// The first capture, instantiation and launch, and the first managed-memory migration, set up
-// driver state that stays for the process; do that before any test takes its memory baseline.
-void warm_up_graphs()
+// The first capture, instantiation and launch (umsync_test::warm_up_graphs), and the first
+// managed-memory migration, set up driver state that stays for the process; do that before any
+// test takes its memory baseline.
+void warm_up_graphs_and_managed()
 {
+  umsync_test::warm_up_graphs();
   static bool const done = [] {
     umsync::stream<warm> s;
-    umsync::graph g = [&] {
-      umsync::capture_scope scope(s);
-      {
-        umsync::async_pool_buffer<u32, warm> scratch(1024, scope.stream());
-        UMSYNC_CUDA_CHECK(cudaMemsetAsync(scratch.data(), 0, scratch.size_bytes(), scope.stream().get()));
-      }
-      umsync::launch(scope.stream(), {}, umsync_test::spin_for, std::uint64_t{0});
-      return scope.end();
-    }();
-    {
-      umsync::graph_exec exec(g);
-      exec.launch(s);
-      umsync::synchronize(s);
-    }
-    UMSYNC_CUDA_CHECK(cudaDeviceSynchronize());
-    umsync::trim_graph_memory(umsync::current_device());
     // On the H200 the first test that migrated managed memory to the device (advice, prefetch,
     // kernel, prefetch back, cudaFree) ended 126 MiB below its baseline: taken to be one-time
-    // driver state, so the same sequence runs here first. Not yet verified on the GPU.
+    // driver state, so the same sequence runs here first (this file has passed its leak checks since).
     int const device = umsync::current_device();
     u32* managed = nullptr;
     std::size_t const bytes = std::size_t{1} << 20;
@@ -99,7 +86,7 @@ cudaStreamCaptureStatus raw_capture_status(cudaStream_t stream)
 
 TEST_CASE("check_not_capturing throws capture_error on a capturing stream and the capture stays valid")
 {
-  warm_up_graphs();
+  warm_up_graphs_and_managed();
   umsync_test::memory_baseline const baseline;
   auto rng = umsync_test::make_rng();
   std::size_t const n = std::size_t{1} << 16;
@@ -108,10 +95,7 @@ TEST_CASE("check_not_capturing throws capture_error on a capturing stream and th
   umsync::stream<left> const a;
   umsync::async_pool_buffer<u32, left> in(n, a);
   umsync::async_pool_buffer<u32, left> out(n, a);
-  std::vector<u32> input(n);
-  for (auto& x : input) {
-    x = static_cast<u32>(rng());
-  }
+  std::vector<u32> const input = umsync_test::random_words(rng, n);
   umsync::copy_sync_pageable(in, input, a);
   umsync::graph const g = [&] {
     umsync::capture_scope scope(a);
@@ -143,7 +127,7 @@ TEST_CASE("check_not_capturing throws capture_error on a capturing stream and th
 
 TEST_CASE("guarded prefetch, advice and host sync refuse a view of a capturing stream before calling CUDA")
 {
-  warm_up_graphs();
+  warm_up_graphs_and_managed();
   umsync_test::memory_baseline const baseline;
   int const device = umsync::current_device();
   REQUIRE(umsync::capabilities(device).managed_memory);
@@ -177,7 +161,7 @@ TEST_CASE("guarded prefetch, advice and host sync refuse a view of a capturing s
 
 TEST_CASE("require_not_capturing throws in UMSYNC_DEBUG builds only, and never disturbs the capture")
 {
-  warm_up_graphs();
+  warm_up_graphs_and_managed();
   umsync_test::memory_baseline const baseline;
   umsync::stream<left> const a;
   umsync::capture_scope scope(a);
@@ -194,7 +178,7 @@ TEST_CASE("require_not_capturing throws in UMSYNC_DEBUG builds only, and never d
 
 TEST_CASE("a raw cudaMemPrefetchAsync in a capture invalidates it: end() throws and the stream recovers")
 {
-  warm_up_graphs();
+  warm_up_graphs_and_managed();
   umsync_test::memory_baseline const baseline;
   int const device = umsync::current_device();
   REQUIRE(umsync::capabilities(device).managed_memory);
@@ -219,7 +203,7 @@ TEST_CASE("a raw cudaMemPrefetchAsync in a capture invalidates it: end() throws 
 
 TEST_CASE("guarded prefetch, advice and host sync run on a stream that is not capturing")
 {
-  warm_up_graphs();
+  warm_up_graphs_and_managed();
   umsync_test::memory_baseline const baseline;
   auto rng = umsync_test::make_rng();
   int const device = umsync::current_device();

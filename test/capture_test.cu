@@ -1,6 +1,7 @@
 // GPU tests of umsync/graph/capture_scope.hpp and capturing_stream.hpp: what a capture records,
 // how a scope ends (end(), discard, exception), and what each capture mode refuses.
 #include "support/gpu_test.hpp"
+#include "support/graph_warm_up.cuh"
 #include "support/kernels.cuh"
 
 #include <umsync/graph/capture.hpp>
@@ -15,44 +16,13 @@
 #include <vector>
 
 namespace {
+using umsync_test::warm_up_graphs;
 struct left {};
 struct right {};
-struct warm {};
 
 using u32 = std::uint32_t;
 constexpr umsync::launch_config grid{.grid = 132, .block = 256};
 
-// The first graph with memory nodes sets up driver state that stays for the process; do that
-// before any test takes its memory baseline.
-void warm_up_graphs()
-{
-  static bool const done = [] {
-    umsync::stream<warm> s;
-    umsync::stream<warm> side;
-    umsync::graph g = [&] {
-      umsync::capture_scope scope(s);
-      auto cs = scope.stream();
-      auto cside = scope.fork(side);
-      {
-        umsync::async_pool_buffer<u32, warm> scratch(1024, cs);
-        UMSYNC_CUDA_CHECK(cudaMemsetAsync(scratch.data(), 0, scratch.size_bytes(), cs.get()));
-        umsync::launch(cside, {}, umsync_test::spin_for, std::uint64_t{0});
-      }
-      return scope.end();
-    }();
-    {
-      umsync::graph_exec exec(g);
-      exec.upload(s);
-      exec.launch(s);
-      exec.launch(s);
-      umsync::synchronize(s);
-    }
-    UMSYNC_CUDA_CHECK(cudaDeviceSynchronize());
-    umsync::trim_graph_memory(umsync::current_device());
-    return true;
-  }();
-  static_cast<void>(done);
-}
 
 }  // namespace
 

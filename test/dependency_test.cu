@@ -19,10 +19,7 @@ TEST_CASE("transfer orders a consumer after a slow producer and rebinds the buff
   umsync_test::memory_baseline const baseline;
   auto rng = umsync_test::make_rng();
   std::size_t const n = std::size_t{1} << 21;
-  std::vector<std::uint32_t> input(n);
-  for (auto& x : input) {
-    x = static_cast<std::uint32_t>(rng());
-  }
+  std::vector<std::uint32_t> const input = umsync_test::random_words(rng, n);
   std::uint32_t const key = static_cast<std::uint32_t>(rng());
   std::vector<std::uint32_t> output(n, 0);
   {
@@ -58,12 +55,9 @@ TEST_CASE("pool memory freed on one stream and reused on another after an edge s
   umsync::stream<producer> const ps;
   umsync::stream<consumer> const cs;
   std::size_t const n = std::size_t{1} << 18;
-  std::vector<std::uint32_t> input(n);
   std::vector<std::uint32_t> output(n);
   for (int round = 0; round < 8; ++round) {
-    for (auto& x : input) {
-      x = static_cast<std::uint32_t>(rng());
-    }
+    std::vector<std::uint32_t> const input = umsync_test::random_words(rng, n);
     std::uint32_t const key = static_cast<std::uint32_t>(rng());
     {
       umsync::async_pool_buffer<std::uint32_t, producer> a(n, ps, pool);
@@ -94,10 +88,7 @@ TEST_CASE("fan-out to two reader streams and fan-in back before the owner frees"
   struct reader_a {};
   struct reader_b {};
   std::size_t const n = std::size_t{1} << 20;
-  std::vector<std::uint32_t> input(n);
-  for (auto& x : input) {
-    x = static_cast<std::uint32_t>(rng());
-  }
+  std::vector<std::uint32_t> const input = umsync_test::random_words(rng, n);
   std::uint32_t const key_a = static_cast<std::uint32_t>(rng());
   std::uint32_t const key_b = static_cast<std::uint32_t>(rng());
   std::vector<std::uint32_t> out_a(n, 0);

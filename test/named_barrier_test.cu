@@ -89,10 +89,7 @@ void check_pipeline(bool aligned)
   constexpr unsigned blocks = 66;
   constexpr unsigned tiles_per_block = 24;
   std::size_t const n = std::size_t(blocks) * tiles_per_block * tile_elements;
-  std::vector<std::uint32_t> input(n);
-  for (auto& x : input) {
-    x = static_cast<std::uint32_t>(rng());
-  }
+  std::vector<std::uint32_t> const input = umsync_test::random_words(rng, n);
   umsync_test::sync_buffer<std::uint32_t> in(n, umsync_test::memory::device);
   umsync_test::sync_buffer<std::uint32_t> out(n, umsync_test::memory::device);
   in.upload(input);
@@ -157,10 +154,7 @@ TEST_CASE("groups of warps on their own named barriers proceed independently")
   auto rng = umsync_test::make_rng();
   constexpr unsigned blocks = 40;
   std::size_t const n = std::size_t(blocks) * block_threads;
-  std::vector<std::uint32_t> input(n);
-  for (auto& x : input) {
-    x = static_cast<std::uint32_t>(rng());
-  }
+  std::vector<std::uint32_t> const input = umsync_test::random_words(rng, n);
   umsync_test::sync_buffer<std::uint32_t> in(n, umsync_test::memory::device);
   umsync_test::sync_buffer<std::uint32_t> out(n, umsync_test::memory::device);
   in.upload(input);

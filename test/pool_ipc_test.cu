@@ -73,10 +73,7 @@ TEST_CASE("pool ipc: a second process imports two allocations, reads one and wri
   auto rng = umsync_test::make_rng();
   std::size_t const n = (std::size_t{1} << 20) + (rng() % 4096);
   std::uint32_t const key = static_cast<std::uint32_t>(rng());
-  std::vector<std::uint32_t> input(n);
-  for (auto& x : input) {
-    x = static_cast<std::uint32_t>(rng());
-  }
+  std::vector<std::uint32_t> const input = umsync_test::random_words(rng, n);
   std::vector<std::uint32_t> output(n, 0);
   {
     umsync::memory_pool pool({.exportable = true});

@@ -79,10 +79,7 @@ TEST_CASE("an event edge orders a consumer stream after a slow producer stream")
   umsync_test::memory_baseline const baseline;
   auto rng = umsync_test::make_rng();
   std::size_t const n = std::size_t{1} << 22;
-  std::vector<std::uint32_t> input(n);
-  for (auto& x : input) {
-    x = static_cast<std::uint32_t>(rng());
-  }
+  std::vector<std::uint32_t> const input = umsync_test::random_words(rng, n);
   std::uint32_t const key = static_cast<std::uint32_t>(rng());
 
   std::uint32_t* d_in = nullptr;

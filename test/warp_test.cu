@@ -103,10 +103,7 @@ TEST_CASE("syncwarp with a half-warp mask orders shared memory between the lanes
   constexpr unsigned blocks = 20;
   constexpr unsigned threads = 256;
   std::size_t const n = std::size_t(blocks) * threads;
-  std::vector<std::uint32_t> input(n);
-  for (auto& x : input) {
-    x = static_cast<std::uint32_t>(rng());
-  }
+  std::vector<std::uint32_t> const input = umsync_test::random_words(rng, n);
   umsync_test::sync_buffer<std::uint32_t> in(n, umsync_test::memory::device);
   umsync_test::sync_buffer<std::uint32_t> out(n, umsync_test::memory::device);
   in.upload(input);
@@ -129,10 +126,7 @@ TEST_CASE("warp tiles of 1, 2, 4, 8, 16 and 32 lanes shuffle, vote and sync with
   auto rng = umsync_test::make_rng();
   constexpr unsigned blocks = 8;
   constexpr unsigned threads = 128;
-  std::vector<std::uint32_t> input(std::size_t(blocks) * threads);
-  for (auto& x : input) {
-    x = static_cast<std::uint32_t>(rng());
-  }
+  std::vector<std::uint32_t> const input = umsync_test::random_words(rng, std::size_t(blocks) * threads);
   umsync_test::sync_buffer<std::uint32_t> in(input.size(), umsync_test::memory::device);
   in.upload(input);
   check_tiles<1>(input, in, blocks, threads);
