@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <cstring>
 #include <numeric>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -173,6 +174,17 @@ TEST_CASE("budgets: each limit is inclusive, breaches are named, dropped records
   UMSYNC_CHECK_UM_BUDGET(telemetry::um_counters{}, .max_htod_bytes = 0, .max_gpu_page_faults = 0);
 }
 
+TEST_CASE("counters_unavailable says how long it waited and what counting would read")
+{
+  telemetry::counters_unavailable const failure(std::chrono::milliseconds(2000));
+  std::string const what = failure.what();
+  CHECK(what.find("umsync: CUPTI delivered no unified-memory record") == 0);
+  CHECK(what.find("within 2000 ms") != std::string::npos);
+  CHECK(what.find("would read zero") != std::string::npos);
+}
+
+// The first scope of this process (the cases above open none): before the first-delivery
+// handshake in telemetry/detail/cupti_activity.hpp, exactly this case read all zeros on the H200.
 TEST_CASE("a kernel on host-resident managed memory: H2D bytes >= N, all on demand, GPU faults")
 {
   umsync::stream<> const s;

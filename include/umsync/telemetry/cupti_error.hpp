@@ -2,6 +2,7 @@
 //
 //   umsync::telemetry::cupti_error      a CUPTI call failed; names the call and CUPTI's text
 //   umsync::telemetry::scope_conflict   a second telemetry scope while one is active
+//   umsync::telemetry::counters_unavailable  CUPTI delivered no record of a known migration
 //
 // Part of the separate umsync::telemetry target (it needs CUPTI's headers and libcupti).
 #pragma once
@@ -11,6 +12,7 @@
 
 #include <cupti.h>
 
+#include <chrono>
 #include <source_location>
 #include <stdexcept>
 #include <string>
@@ -62,6 +64,20 @@ class scope_conflict : public usage_error {
       : usage_error("a unified-memory telemetry scope is already active in this process (CUPTI activity "
                     "records are process-wide); end it before opening another, at " +
                     umsync::detail::describe_location(where))
+  {
+  }
+};
+
+/// CUPTI delivered no unified-memory record for a 2 MiB prefetch it must have seen, within the
+/// time given: counting now would report zero migrations for any workload. Seen when another
+/// CUPTI client owns the activity API, or under a tool that intercepts CUPTI.
+class counters_unavailable : public std::runtime_error {
+ public:
+  counters_unavailable(std::chrono::milliseconds waited, std::source_location where = std::source_location::current())
+      : std::runtime_error("umsync: CUPTI delivered no unified-memory record for a 2 MiB prefetch within " +
+                           std::to_string(waited.count()) +
+                           " ms; unified-memory counters would read zero for any workload, at " +
+                           umsync::detail::describe_location(where))
   {
   }
 };

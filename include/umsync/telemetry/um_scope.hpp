@@ -6,14 +6,15 @@
 //   umsync::telemetry::um_counters c = scope.stop();   // synchronized, flushed, collection off
 //   auto c2 = umsync::telemetry::measure_um([&] { step(); });   // the same in one call
 //
-// How (each point measured on the H200 with scripts/probes/cupti_um_probe.cu):
-// - The counter kinds are configured (cuptiActivityConfigureUnifiedMemoryCounter) and
-//   CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER enabled when the scope opens, and disabled when
-//   it stops. Configuring while the kind is enabled fails (CUPTI_ERROR_INVALID_OPERATION), so
-//   the scope configures only while it is off; with the kind disabled no record is made.
+// How (measured on the H200; details in telemetry/detail/cupti_activity.hpp):
+// - The counter kinds are configured and CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER enabled
+//   when the scope opens, and disabled when it stops.
 // - Opening synchronizes every device, so work queued before the scope is not counted;
-//   stopping synchronizes every device, then cuptiActivityFlushAll(FLUSH_FORCED) hands over
-//   every record: a second flush 200 ms later never found more.
+//   stopping synchronizes every device, then a forced flush hands over every record.
+// - The first scope of a process first waits (about 50 ms) until CUPTI delivers a record of a
+//   2 MiB prefetch it makes itself: without that, the first migrations after the first enable
+//   went unrecorded, so a fault-driven step read zero. It needs concurrent managed access;
+//   without it the first scope may undercount. No record within 2 s: counters_unavailable.
 // - CUPTI's activity buffers and callbacks are process-wide, so one scope at a time: a second
 //   one throws scope_conflict. umsync registers the activity buffer callbacks once per process;
 //   another CUPTI activity client in the same process (a profiler, a tool) does not mix with it.
@@ -26,111 +27,21 @@
 #include <umsync/config.hpp>
 #include <umsync/error.hpp>
 #include <umsync/telemetry/cupti_error.hpp>
+#include <umsync/telemetry/detail/cupti_activity.hpp>
 #include <umsync/telemetry/um_counters.hpp>
 
 #include <cupti.h>
 
-#include <array>
 #include <cstddef>
-#include <cstdint>
 #include <cstdio>
-#include <cstring>
 #include <exception>
 #include <mutex>
-#include <new>
 #include <source_location>
 #include <utility>
 
 UMSYNC_NAMESPACE_BEGIN
 
 namespace telemetry {
-
-namespace detail {
-
-/// Process-wide: which counters receive records (the active scope's), and whether the
-/// buffer callbacks are registered. One instance for the whole program (inline function).
-struct activity_state {
-  std::mutex mutex;
-  um_counters* sink = nullptr;  ///< the active scope's counters; null: records are dropped
-  bool scope_open = false;
-  bool callbacks_registered = false;
-  bool primed = false;
-};
-
-inline activity_state& state() noexcept
-{
-  static activity_state instance;
-  return instance;
-}
-
-// 8 MiB per buffer: the contention workload of the probe made 18,009 records (104 B each)
-// in 300 ms and CUPTI dropped none.
-inline constexpr std::size_t buffer_bytes = std::size_t{8} << 20;
-inline constexpr std::align_val_t buffer_alignment{8};  // CUPTI wants 8-byte aligned buffers
-
-inline void CUPTIAPI on_buffer_requested(std::uint8_t** buffer, std::size_t* size, std::size_t* max_records) noexcept
-{
-  *buffer = static_cast<std::uint8_t*>(::operator new(buffer_bytes, buffer_alignment, std::nothrow));
-  *size = *buffer != nullptr ? buffer_bytes : 0;  // a null buffer makes CUPTI drop records (counted)
-  *max_records = 0;                               // as many as fit
-}
-
-inline void CUPTIAPI on_buffer_completed(CUcontext, std::uint32_t, std::uint8_t* buffer, std::size_t,
-                                         std::size_t valid_bytes) noexcept
-{
-  {
-    std::lock_guard lock(state().mutex);
-    CUpti_Activity* record = nullptr;
-    while (cuptiActivityGetNextRecord(buffer, valid_bytes, &record) == CUPTI_SUCCESS) {
-      if (state().sink != nullptr && record->kind == CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER) {
-        CUpti_ActivityUnifiedMemoryCounter3 copy;  // records in the buffer are packed: copy, do not cast
-        std::memcpy(&copy, record, sizeof copy);
-        state().sink->add(copy);
-      }
-    }
-  }
-  ::operator delete(buffer, buffer_alignment);
-}
-
-/// Every counter kind um_counters understands, enabled.
-inline void configure_counters(std::source_location const& where)
-{
-  constexpr std::array kinds{
-      CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_HTOD,
-      CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_DTOH,
-      CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_CPU_PAGE_FAULT_COUNT,
-      CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_GPU_PAGE_FAULT,
-      CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_THRASHING,
-      CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_THROTTLING,
-      CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_REMOTE_MAP,
-  };
-  std::array<CUpti_ActivityUnifiedMemoryCounterConfig, kinds.size()> config{};
-  for (std::size_t i = 0; i < kinds.size(); ++i) {
-    // scope and deviceId are deprecated (CUDA 7.0): records cover the process on all devices.
-    config[i].scope = CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_SCOPE_PROCESS_SINGLE_DEVICE;
-    config[i].kind = kinds[i];
-    config[i].deviceId = 0;
-    config[i].enable = 1;
-  }
-  check_cupti(cuptiActivityConfigureUnifiedMemoryCounter(config.data(), static_cast<std::uint32_t>(config.size())),
-              "cuptiActivityConfigureUnifiedMemoryCounter", where);
-}
-
-/// cudaDeviceSynchronize on every device, the current device restored.
-inline void synchronize_all_devices(std::source_location const& where)
-{
-  int current = 0;
-  int count = 0;
-  check(cudaGetDevice(&current), "cudaGetDevice", where);
-  check(cudaGetDeviceCount(&count), "cudaGetDeviceCount", where);
-  for (int device = 0; device < count; ++device) {
-    check(cudaSetDevice(device), "cudaSetDevice", where);
-    check(cudaDeviceSynchronize(), "cudaDeviceSynchronize", where);
-  }
-  check(cudaSetDevice(current), "cudaSetDevice", where);
-}
-
-}  // namespace detail
 
 /// Collects CUPTI unified-memory counters from construction to stop() (or destruction).
 /// Neither copyable nor movable: CUPTI's callbacks write into this object.
@@ -150,38 +61,15 @@ class um_scope {
       // CUPTI wants the driver initialized before the counters are configured.
       check(cudaFree(nullptr), "cudaFree(nullptr) (CUDA initialization)", where);
       detail::synchronize_all_devices(where);
-      if (!s.callbacks_registered) {
-        detail::check_cupti(cuptiActivityRegisterCallbacks(&detail::on_buffer_requested, &detail::on_buffer_completed),
-                            "cuptiActivityRegisterCallbacks", where);
-        s.callbacks_registered = true;
-      }
-      // Records of earlier activity kinds still buffered go nowhere.
-      detail::check_cupti(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), "cuptiActivityFlushAll", where);
+      detail::register_callbacks_once(where);
+      detail::flush(where);  // records of earlier activity go nowhere (no sink yet)
+      detail::await_first_delivery(where);
       std::size_t dropped = 0;  // reset CUPTI's dropped count: only this scope's drops matter
       detail::check_cupti(cuptiActivityGetNumDroppedRecords(nullptr, 0, &dropped), "cuptiActivityGetNumDroppedRecords",
                           where);
       detail::configure_counters(where);
-      if (!s.primed) {
-        // On the H200 (driver 580.159, CUPTI 13.0) the first enable of the record kind in a
-        // process recorded nothing at all: the first measured step read zero migrations and
-        // zero faults while the same step measured later read 64 MiB and 26 faults (GPU suite,
-        // 2026-12-02). So the first scope enables, drains and disables once before it counts.
-        detail::check_cupti(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER),
-                            "cuptiActivityEnable(CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER)", where);
-        detail::synchronize_all_devices(where);
-        detail::check_cupti(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), "cuptiActivityFlushAll", where);
-        detail::check_cupti(cuptiActivityDisable(CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER),
-                            "cuptiActivityDisable(CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER)", where);
-        detail::check_cupti(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), "cuptiActivityFlushAll", where);
-        detail::configure_counters(where);
-        s.primed = true;
-      }
-      {
-        std::lock_guard lock(s.mutex);
-        s.sink = &counters_;
-      }
-      detail::check_cupti(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER),
-                          "cuptiActivityEnable(CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER)", where);
+      detail::set_sink(&counters_);
+      detail::enable_records(where);
     } catch (...) {
       std::lock_guard lock(s.mutex);
       s.sink = nullptr;
@@ -223,12 +111,10 @@ class um_scope {
     bool enabled = true;
     try {
       detail::synchronize_all_devices(where);
-      detail::check_cupti(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), "cuptiActivityFlushAll", where);
+      detail::flush(where);
       enabled = false;
-      detail::check_cupti(cuptiActivityDisable(CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER),
-                          "cuptiActivityDisable(CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER)", where);
-      // Anything recorded between the flush and the disable.
-      detail::check_cupti(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), "cuptiActivityFlushAll", where);
+      detail::disable_records(where);
+      detail::flush(where);  // anything recorded between the flush and the disable
       std::size_t dropped = 0;
       detail::check_cupti(cuptiActivityGetNumDroppedRecords(nullptr, 0, &dropped), "cuptiActivityGetNumDroppedRecords",
                           where);
