@@ -214,6 +214,9 @@ def main():
     lines.append(f"- Source: `{args.json}`; medians of each benchmark's repetitions; cv = spread of the time")
     if plot_note:
         lines.append(f"- {plot_note}")
+    if context.get("umsync_parts_missing"):
+        lines.append("- **Not in this report** (stopped at the time limit or failed; see bench.txt): " +
+                     ", ".join(context["umsync_parts_missing"]))
     lines.append("")
     for family in sorted(families):
         instances = families[family]

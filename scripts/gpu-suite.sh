@@ -20,9 +20,9 @@ mkdir -p "$out"
 build=build/gpu
 jobs=$(nproc 2>/dev/null || echo 4)
 bench_min_time="${UMSYNC_BENCH_MIN_TIME:-0.2}"
-bench_repetitions="${UMSYNC_BENCH_REPETITIONS:-5}"
+bench_repetitions="${UMSYNC_BENCH_REPETITIONS:-3}"
 step_timeout="${UMSYNC_STEP_TIMEOUT:-150}"
-bench_timeout="${UMSYNC_BENCH_TIMEOUT:-240}"
+bench_timeout="${UMSYNC_BENCH_TIMEOUT:-470}"
 parts="${1:-all}"
 case "$parts" in all|tests|bench) ;; *) echo "usage: $0 [all|tests|bench]" >&2; exit 2 ;; esac
 want() { [ "$parts" = all ] || [ "$parts" = "$1" ]; }
@@ -106,12 +106,47 @@ fi
 fi  # tests
 
 if want bench; then
-# Through with-elapsed.sh: each line of bench.txt carries the seconds since the start.
-limit=$bench_timeout step "benchmarks" "$out/bench.txt" bash scripts/with-elapsed.sh "$build/bench/umsync_bench" \
-  --benchmark_min_time="$bench_min_time" \
-  --benchmark_repetitions="$bench_repetitions" --benchmark_report_aggregates_only=true \
-  --benchmark_out="$out/bench.json" --benchmark_out_format=json --benchmark_counters_tabular=true
-
+# One umsync_bench run per family group, each with its own JSON, under one shared deadline:
+# a group stopped at the time limit loses only its own rows (Google Benchmark writes its JSON
+# at exit), and bench_merge.py names it in the merged bench.json and the report. The ceilings
+# run first. Through with-elapsed.sh: each line of bench.txt carries the seconds since the start.
+# Family A (unified memory, the longest) right after the ceilings, so a tight limit cuts the
+# short families instead.
+bench_groups=(
+  "ceilings:^ceiling_"
+  "unified_memory:^family_a"
+  "memory:^alloc_|^edge_|^launch_typed"
+  "wrappers:^wrapper_"
+  "barriers:^barrier_|^warp_specialized"
+  "graphs:^graph_"
+  "nccl:^nccl_"
+)
+bench_deadline=$(( $(date +%s) + bench_timeout ))
+bench_parts=()
+bench_status=PASS
+for group in "${bench_groups[@]}"; do
+  part=${group%%:*} filter=${group#*:}
+  left=$(( bench_deadline - $(date +%s) ))
+  if [ "$left" -le 5 ]; then
+    echo "[bench] $part: not run, the time limit ($bench_timeout s) is used up" | tee -a "$out/bench.txt"
+    bench_parts+=("$out/bench-$part.json"); bench_status="TIMEOUT (see bench.txt)"; continue
+  fi
+  echo "=== benchmarks: $part ($left s left)"
+  echo "[bench] $part: --benchmark_filter='$filter'" >>"$out/bench.txt"
+  timeout --signal=KILL "$left" bash scripts/with-elapsed.sh "$build/bench/umsync_bench" \
+    --benchmark_filter="$filter" --benchmark_min_time="$bench_min_time" \
+    --benchmark_repetitions="$bench_repetitions" --benchmark_report_aggregates_only=true \
+    --benchmark_out="$out/bench-$part.json" --benchmark_out_format=json --benchmark_counters_tabular=true \
+    >>"$out/bench.txt" 2>&1
+  rc=$?
+  [ $rc = 137 ] && bench_status="TIMEOUT during $part (see bench.txt)"
+  [ $rc != 0 ] && [ $rc != 137 ] && bench_status="FAIL in $part (see bench.txt)"
+  bench_parts+=("$out/bench-$part.json")
+  tail -n 2 "$out/bench.txt"
+done
+record benchmarks "$bench_status"
+step "bench merge" "$out/bench.txt" python3 scripts/bench_merge.py "$out/bench.json" "${bench_parts[@]}"
+rm -f "${bench_parts[@]}"
 if [ -f "$out/bench.json" ]; then
   step "bench report" "$out/bench.txt" python3 scripts/bench_report.py "$out/bench.json" --out "$out/report"
   [ -d "$out/report" ] && tar -czf "$out/report.tar.gz" -C "$out" report && rm -rf "$out/report"
@@ -133,7 +168,7 @@ import json, sys
 try:
     data = json.load(open(sys.argv[1]))
 except ValueError:
-    print("bench.json is incomplete (the benchmarks were stopped): see bench.txt")
+    print("bench.json is unreadable: see bench.txt")
     sys.exit(0)
 print("benchmark (median)                         time      GB/s   raw_us  umsync_us  ratio  us/op")
 for b in data.get("benchmarks", []):

@@ -2,7 +2,8 @@
 """Host tests of the main job's scripts on synthetic Google Benchmark JSON (no GPU needed):
 bench_compare.py flags a regression beyond the measured noise and only that, and
 bench_report.py writes a table per family with every counter, skipped rows with their reason,
-and (when matplotlib is importable) a bandwidth-against-size plot for family A."""
+and (when matplotlib is importable) a bandwidth-against-size plot for family A; bench_merge.py
+keeps every complete part and names the ones cut short."""
 import importlib.util
 import json
 import os
@@ -68,6 +69,54 @@ class BenchCompare(unittest.TestCase):
         write(path, [dict(name="step/1", run_name="step/1", run_type="iteration", real_time=1.0, cpu_time=1.0,
                           time_unit="ms", iterations=1)])
         result = run("bench_compare.py", path, path)
+        self.assertEqual(result.returncode, 2)
+
+
+class BenchMerge(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.rng = random.Random()
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def part(self, name, run_name):
+        path = os.path.join(self.dir.name, name)
+        write(path, aggregate(run_name, self.rng.uniform(1.0, 100.0), 0.1))
+        return path
+
+    def test_complete_parts_merge_in_order(self):
+        first = self.part("a.json", "ceiling_x/1")
+        second = self.part("b.json", "family_a/um_prefetch/64")
+        out = os.path.join(self.dir.name, "merged.json")
+        result = run("bench_merge.py", out, first, second)
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        with open(out) as f:
+            merged = json.load(f)
+        names = [b["run_name"] for b in merged["benchmarks"]]
+        self.assertEqual(names, ["ceiling_x/1"] * 3 + ["family_a/um_prefetch/64"] * 3)
+        self.assertEqual(merged["context"]["umsync_parts_missing"], [])
+        self.assertEqual(merged["context"]["gpu"], "synthetic")
+
+    def test_a_part_cut_short_is_named_and_the_rest_kept(self):
+        first = self.part("a.json", "ceiling_x/1")
+        cut = os.path.join(self.dir.name, "cut.json")
+        with open(self.part("c.json", "graph_step/1")) as f:
+            text = f.read()
+        with open(cut, "w") as f:
+            f.write(text[: len(text) // 2])  # what a killed run leaves behind
+        out = os.path.join(self.dir.name, "merged.json")
+        result = run("bench_merge.py", out, first, cut, os.path.join(self.dir.name, "never-written.json"))
+        self.assertEqual(result.returncode, 1)
+        self.assertIn("cut.json", result.stderr)
+        with open(out) as f:
+            merged = json.load(f)
+        self.assertEqual({b["run_name"] for b in merged["benchmarks"]}, {"ceiling_x/1"})
+        self.assertEqual(merged["context"]["umsync_parts_missing"], ["cut.json", "never-written.json"])
+
+    def test_nothing_complete_is_an_error(self):
+        result = run("bench_merge.py", os.path.join(self.dir.name, "merged.json"),
+                     os.path.join(self.dir.name, "absent.json"))
         self.assertEqual(result.returncode, 2)
 
 
