@@ -106,51 +106,17 @@ fi
 fi  # tests
 
 if want bench; then
-# One umsync_bench run per family group, each with its own JSON, under one shared deadline:
-# a group stopped at the time limit loses only its own rows (Google Benchmark writes its JSON
-# at exit), and bench_merge.py names it in the merged bench.json and the report. The ceilings
-# run first. Through with-elapsed.sh: each line of bench.txt carries the seconds since the start.
-# Family A (unified memory, the longest) right after the ceilings, so a tight limit cuts the
-# short families instead.
-bench_groups=(
-  "ceilings:^ceiling_"
-  "unified_memory:^family_a"
-  "memory:^alloc_|^edge_|^launch_typed"
-  "wrappers:^wrapper_"
-  "barriers:^barrier_|^warp_specialized"
-  "graphs:^graph_"
-  "nccl:^nccl_"
-)
-bench_deadline=$(( $(date +%s) + bench_timeout ))
-bench_parts=()
-bench_status=PASS
-for group in "${bench_groups[@]}"; do
-  part=${group%%:*} filter=${group#*:}
-  left=$(( bench_deadline - $(date +%s) ))
-  if [ "$left" -le 5 ]; then
-    echo "[bench] $part: not run, the time limit ($bench_timeout s) is used up" | tee -a "$out/bench.txt"
-    bench_parts+=("$out/bench-$part.json"); bench_status="TIMEOUT (see bench.txt)"; continue
-  fi
-  echo "=== benchmarks: $part ($left s left)"
-  echo "[bench] $part: --benchmark_filter='$filter'" >>"$out/bench.txt"
-  timeout --signal=KILL "$left" bash scripts/with-elapsed.sh "$build/bench/umsync_bench" \
-    --benchmark_filter="$filter" --benchmark_min_time="$bench_min_time" \
-    --benchmark_repetitions="$bench_repetitions" --benchmark_report_aggregates_only=true \
-    --benchmark_out="$out/bench-$part.json" --benchmark_out_format=json --benchmark_counters_tabular=true \
-    >>"$out/bench.txt" 2>&1
-  rc=$?
-  [ $rc = 137 ] && bench_status="TIMEOUT during $part (see bench.txt)"
-  [ $rc != 0 ] && [ $rc != 137 ] && bench_status="FAIL in $part (see bench.txt)"
-  bench_parts+=("$out/bench-$part.json")
-  tail -n 2 "$out/bench.txt"
-done
-record benchmarks "$bench_status"
-step "bench merge" "$out/bench.txt" python3 scripts/bench_merge.py "$out/bench.json" "${bench_parts[@]}"
-rm -f "${bench_parts[@]}"
-if [ -f "$out/bench.json" ]; then
-  step "bench report" "$out/bench.txt" python3 scripts/bench_report.py "$out/bench.json" --out "$out/report"
-  [ -d "$out/report" ] && tar -czf "$out/report.tar.gz" -C "$out" report && rm -rf "$out/report"
+# The main job's run (scripts/run-benchmarks.sh, the same as `cmake --workflow --preset bench`):
+# one umsync_bench run per family group under one deadline, merged JSON, report with plots.
+limit=$bench_timeout step benchmarks "$out/bench-run.log" bash scripts/run-benchmarks.sh "$build/bench/umsync_bench" \
+  "$out/bench" "$((bench_timeout - 15))"
+if [ -d "$out/bench" ]; then
+  mv "$out/bench/bench.txt" "$out/bench.txt" 2>/dev/null
+  mv "$out/bench/umsync-bench.json" "$out/bench.json" 2>/dev/null
+  [ -d "$out/bench/bench-report" ] && tar -czf "$out/report.tar.gz" -C "$out/bench" bench-report
+  rm -rf "$out/bench"
 fi
+[ -f "$out/bench.txt" ] && rm -f "$out/bench-run.log"  # the same lines; keep it only when bench.txt is missing
 fi  # bench
 
 echo

@@ -3,7 +3,8 @@
 bench_compare.py flags a regression beyond the measured noise and only that, and
 bench_report.py writes a table per family with every counter, skipped rows with their reason,
 and (when matplotlib is importable) a bandwidth-against-size plot for family A; bench_merge.py
-keeps every complete part and names the ones cut short."""
+keeps every complete part and names the ones cut short; run-benchmarks.sh (the main job's run)
+says once that there is no GPU and fails, and a group stopped at the deadline loses only its rows."""
 import importlib.util
 import json
 import os
@@ -118,6 +119,72 @@ class BenchMerge(unittest.TestCase):
         result = run("bench_merge.py", os.path.join(self.dir.name, "merged.json"),
                      os.path.join(self.dir.name, "absent.json"))
         self.assertEqual(result.returncode, 2)
+
+
+# Stands in for umsync_bench: lists one benchmark per filter (none for family F, as in a build
+# without NCCL), sleeps in the graph group, writes a one-row JSON; UMSYNC_STUB_NO_GPU makes it
+# fail like umsync_bench on a machine without a GPU.
+STUB = r"""#!/bin/bash
+if [ -n "${UMSYNC_STUB_NO_GPU:-}" ]; then echo "umsync_bench: no usable CUDA device (stub)" >&2; exit 1; fi
+list=0; out=; filter=
+for a in "$@"; do case $a in --benchmark_out=*) out=${a#*=};; --benchmark_filter=*) filter=${a#*=};;
+  --benchmark_list_tests=true) list=1;; esac; done
+echo "umsync_bench on stub"
+name=$(echo "$filter" | tr -dc 'a-z')
+if [ $list = 1 ]; then [ "$filter" != "^nccl_" ] && echo "$name/1"; exit 0; fi
+[ "$filter" = "^graph_" ] && sleep "${UMSYNC_STUB_GRAPH_SECONDS:-0}"
+printf '{"context":{"gpu":"stub"},"benchmarks":[{"name":"%s/1_median","run_name":"%s/1","aggregate_name":"median","real_time":1,"cpu_time":1,"time_unit":"ms"}]}' "$name" "$name" > "$out"
+"""
+
+
+class RunBenchmarks(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.stub = os.path.join(self.dir.name, "umsync_bench")
+        with open(self.stub, "w") as f:
+            f.write(STUB)
+        os.chmod(self.stub, 0o755)
+        self.out = os.path.join(self.dir.name, "out")
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def run_script(self, seconds, **env):
+        return subprocess.run(["bash", os.path.join(SCRIPTS, "run-benchmarks.sh"), self.stub, self.out, str(seconds)],
+                              capture_output=True, text=True,
+                              env=dict(os.environ, UMSYNC_BENCH_NO_PLOTS="1", **env))
+
+    def merged(self):
+        with open(os.path.join(self.out, "umsync-bench.json")) as f:
+            return json.load(f)
+
+    def test_no_gpu_is_said_once_and_fails(self):
+        result = self.run_script(60, UMSYNC_STUB_NO_GPU="1")
+        self.assertEqual(result.returncode, 1)
+        self.assertEqual(result.stderr.count("no usable CUDA device"), 1, result.stderr)
+        self.assertIn("needs a CUDA GPU", result.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.out, "umsync-bench.json")))
+
+    def test_every_group_runs_and_merges_ceilings_first(self):
+        result = self.run_script(120)
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        names = [b["run_name"] for b in self.merged()["benchmarks"]]
+        self.assertEqual(names[0], "ceiling/1")
+        self.assertEqual(len(names), 6)  # seven groups, family F not in this build
+        self.assertIn("nccl: not in this build", result.stdout)
+        self.assertTrue(os.path.exists(os.path.join(self.out, "bench-report", "report.md")))
+
+    def test_a_group_past_the_deadline_loses_only_its_rows(self):
+        result = self.run_script(8, UMSYNC_STUB_GRAPH_SECONDS="30")
+        self.assertEqual(result.returncode, 1)
+        self.assertIn("graphs: stopped at the time limit", result.stdout)
+        merged = self.merged()
+        # The graph group was stopped; family F comes after it and had no time left.
+        self.assertEqual(merged["context"]["umsync_parts_missing"], ["bench-graphs.json", "bench-nccl.json"])
+        self.assertEqual([b["run_name"] for b in merged["benchmarks"]],
+                         ["ceiling/1", "familya/1", "allocedgelaunchtyped/1", "wrapper/1", "barrierwarpspecialized/1"])
+        with open(os.path.join(self.out, "bench-report", "report.md")) as f:
+            self.assertIn("Not in this report", f.read())
 
 
 class BenchReport(unittest.TestCase):
