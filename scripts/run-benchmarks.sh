@@ -16,7 +16,7 @@
 # Used by the bench.all test (the preset) and by scripts/gpu-suite.sh.
 set -uo pipefail
 if [ $# -lt 2 ]; then
-  sed -n '2,17p' "$0" >&2
+  sed -n '2,/^set /p' "$0" | grep '^#' >&2
   exit 2
 fi
 bench=$1 out=$2 budget=${3:-3000}
