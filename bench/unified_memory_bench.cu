@@ -34,6 +34,7 @@
 #include <cstdint>
 #include <cstring>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -86,6 +87,14 @@ struct timings {
   double to_device = 0;
   double to_host = 0;
   double resident = 0;  ///< the kernel once more, on data already where it runs
+
+  timings& operator+=(timings const& other) noexcept
+  {
+    to_device += other.to_device;
+    to_host += other.to_host;
+    resident += other.resident;
+    return *this;
+  }
 };
 
 /// One pass: the host writes every byte of `host_data`; `to_device(stream)` moves the data and
@@ -269,6 +278,49 @@ bool fits_without_oversubscription(benchmark::State& state, std::size_t bytes)
   return true;
 }
 
+/// Sums of a subject and its baseline over the benchmark's iterations.
+struct paired_totals {
+  timings subject;
+  timings baseline;
+  int iterations = 0;
+};
+
+/// Runs `subject` and `baseline` once per iteration, alternating which goes first so that
+/// drift hits both alike; the iteration time is the subject's round trip.
+template <class Subject, class Baseline>
+paired_totals run_paired(benchmark::State& state, umsync::stream<> const& s, Subject& subject, Baseline& baseline)
+{
+  paired_totals totals;
+  for (auto _ : state) {
+    timings a;
+    timings b;
+    if ((totals.iterations++ & 1) == 0) {
+      b = baseline.run(s);
+      a = subject.run(s);
+    } else {
+      a = subject.run(s);
+      b = baseline.run(s);
+    }
+    state.SetIterationTime(a.to_device + a.to_host);
+    totals.subject += a;
+    totals.baseline += b;
+  }
+  return totals;
+}
+
+/// Counters of a pair, in ms per iteration: to_device_ms, to_host_ms (the subject),
+/// <baseline>_to_device_ms, <baseline>_to_host_ms, and ratio_* = subject / baseline.
+void report_pair(benchmark::State& state, paired_totals const& t, std::string const& baseline)
+{
+  double const k = 1e3 / static_cast<double>(t.iterations);
+  state.counters["to_device_ms"] = t.subject.to_device * k;
+  state.counters["to_host_ms"] = t.subject.to_host * k;
+  state.counters[baseline + "_to_device_ms"] = t.baseline.to_device * k;
+  state.counters[baseline + "_to_host_ms"] = t.baseline.to_host * k;
+  state.counters["ratio_to_device"] = t.subject.to_device / t.baseline.to_device;
+  state.counters["ratio_to_host"] = t.subject.to_host / t.baseline.to_host;
+}
+
 void family_a(benchmark::State& state, strategy kind)
 {
   auto const bytes = static_cast<std::size_t>(state.range(0)) << 10;
@@ -279,34 +331,8 @@ void family_a(benchmark::State& state, strategy kind)
   umsync::stream<> const s;
   pinned_ceiling ceiling(n);
   managed_round_trip subject(kind, n);
-  timings sum;
-  timings ceiling_sum;
-  int iteration = 0;
-  for (auto _ : state) {
-    timings a;
-    timings c;
-    if ((iteration++ & 1) == 0) {
-      c = ceiling.run(s);
-      a = subject.run(s);
-    } else {
-      a = subject.run(s);
-      c = ceiling.run(s);
-    }
-    state.SetIterationTime(a.to_device + a.to_host);
-    sum.to_device += a.to_device;
-    sum.to_host += a.to_host;
-    sum.resident += a.resident;
-    ceiling_sum.to_device += c.to_device;
-    ceiling_sum.to_host += c.to_host;
-    ceiling_sum.resident += c.resident;
-  }
-  double const k = 1e3 / static_cast<double>(iteration);
-  state.counters["to_device_ms"] = sum.to_device * k;
-  state.counters["to_host_ms"] = sum.to_host * k;
-  state.counters["ceiling_to_device_ms"] = ceiling_sum.to_device * k;
-  state.counters["ceiling_to_host_ms"] = ceiling_sum.to_host * k;
-  state.counters["ratio_to_device"] = sum.to_device / ceiling_sum.to_device;
-  state.counters["ratio_to_host"] = sum.to_host / ceiling_sum.to_host;
+  paired_totals const t = run_paired(state, s, subject, ceiling);
+  report_pair(state, t, "ceiling");
 #ifdef UMSYNC_BENCH_TELEMETRY
   // What one more pass migrates and faults, from CUPTI, outside the timed iterations (the
   // counters cost time of their own).
@@ -320,9 +346,10 @@ void family_a(benchmark::State& state, strategy kind)
   state.counters["um_cpu_faults"] = static_cast<double>(um.cpu_page_faults);
 #endif
   // The steady state: the same kernel on data already resident, against device memory.
-  state.counters["resident_kernel_us"] = sum.resident * k * 1e3;
-  state.counters["ceiling_kernel_us"] = ceiling_sum.resident * k * 1e3;
-  state.counters["ratio_resident"] = sum.resident / ceiling_sum.resident;
+  double const us = 1e6 / static_cast<double>(t.iterations);
+  state.counters["resident_kernel_us"] = t.subject.resident * us;
+  state.counters["ceiling_kernel_us"] = t.baseline.resident * us;
+  state.counters["ratio_resident"] = t.subject.resident / t.baseline.resident;
 }
 
 /// Family A, paired: phase_advisor's plan against raw cudaMemPrefetchAsync, the same round trip
@@ -341,33 +368,49 @@ void family_a_advisor_vs_prefetch(benchmark::State& state)
   umsync::stream<> const s;
   managed_round_trip raw(strategy::prefetch, n);
   managed_round_trip advised(strategy::advisor_plan, n);
-  timings raw_sum;
-  timings advised_sum;
-  int iteration = 0;
-  for (auto _ : state) {
-    timings a;
-    timings r;
-    if ((iteration++ & 1) == 0) {
-      r = raw.run(s);
-      a = advised.run(s);
-    } else {
-      a = advised.run(s);
-      r = raw.run(s);
-    }
-    state.SetIterationTime(a.to_device + a.to_host);
-    advised_sum.to_device += a.to_device;
-    advised_sum.to_host += a.to_host;
-    raw_sum.to_device += r.to_device;
-    raw_sum.to_host += r.to_host;
+  paired_totals const t = run_paired(state, s, advised, raw);
+  report_pair(state, t, "raw");
+  state.counters["ratio"] = (t.subject.to_device + t.subject.to_host) / (t.baseline.to_device + t.baseline.to_host);
+}
+
+/// Prefetches `data` to `to` in equal parts, one per lane, and waits for every lane.
+void prefetch_split(umsync::managed_buffer<u32>& data, umsync::managed_location to, std::vector<umsync::stream<>> const& lanes)
+{
+  std::size_t const n = data.size();
+  std::size_t const part = (n + lanes.size() - 1) / lanes.size();
+  for (std::size_t i = 0; i < lanes.size(); ++i) {
+    std::size_t const first = std::min(n, i * part);
+    data.prefetch(first, std::min(part, n - first), to, lanes[i]);
   }
-  double const k = 1e3 / static_cast<double>(iteration);
-  state.counters["to_device_ms"] = advised_sum.to_device * k;
-  state.counters["to_host_ms"] = advised_sum.to_host * k;
-  state.counters["raw_to_device_ms"] = raw_sum.to_device * k;
-  state.counters["raw_to_host_ms"] = raw_sum.to_host * k;
-  state.counters["ratio_to_device"] = advised_sum.to_device / raw_sum.to_device;
-  state.counters["ratio_to_host"] = advised_sum.to_host / raw_sum.to_host;
-  state.counters["ratio"] = (advised_sum.to_device + advised_sum.to_host) / (raw_sum.to_device + raw_sum.to_host);
+  for (auto const& lane : lanes) {
+    lane.synchronize();
+  }
+}
+
+/// The loop of a one-way table: per iteration, `prepare()` (untimed), `move()` timed on the
+/// host, then `ceiling()` (seconds of the pinned copy the same way). Counters:
+/// <direction>_ms and ceiling_<direction>_ms per iteration, fraction_of_pinned = ceiling time
+/// / this time, and GB/s.
+template <class Prepare, class Move, class Ceiling>
+void run_one_way(benchmark::State& state, std::size_t bytes, std::string const& direction, Prepare&& prepare,
+                 Move&& move, Ceiling&& ceiling)
+{
+  double seconds = 0;
+  double ceiling_seconds = 0;
+  int iterations = 0;
+  for (auto _ : state) {
+    prepare();
+    double const once = umsync_bench::time_on_host(move);
+    ceiling_seconds += ceiling();
+    ++iterations;
+    state.SetIterationTime(once);
+    seconds += once;
+  }
+  double const k = 1e3 / static_cast<double>(iterations);
+  state.counters[direction + "_ms"] = seconds * k;
+  state.counters["ceiling_" + direction + "_ms"] = ceiling_seconds * k;
+  state.counters["fraction_of_pinned"] = ceiling_seconds / seconds;
+  state.counters["GB/s"] = static_cast<double>(bytes) * iterations / seconds * 1e-9;
 }
 
 /// Family A, entry table: can migration by prefetch reach pinned-copy bandwidth when split
@@ -388,33 +431,14 @@ void family_a_entry(benchmark::State& state, int streams)
   pinned_ceiling ceiling(n);
   umsync::managed_buffer<u32> data(n);
   std::memset(data.data(), 0x5A, data.size_bytes());
-  double total = 0;
-  double ceiling_total = 0;
-  int iteration = 0;
-  for (auto _ : state) {
-    data.prefetch(umsync::managed_location::host(), s);
-    s.synchronize();
-    double const seconds = umsync_bench::time_on_host([&] {
-      std::size_t const part = (n + lanes.size() - 1) / lanes.size();
-      for (std::size_t i = 0; i < lanes.size(); ++i) {
-        std::size_t const first = std::min(n, i * part);
-        data.prefetch(first, std::min(part, n - first), umsync::managed_location::device(device), lanes[i]);
-      }
-      for (auto const& lane : lanes) {
-        lane.synchronize();
-      }
-    });
-    double const ceiling_seconds = ceiling.copy_to_device_seconds(s);
-    ++iteration;
-    state.SetIterationTime(seconds);
-    total += seconds;
-    ceiling_total += ceiling_seconds;
-  }
-  double const k = 1e3 / static_cast<double>(iteration);
-  state.counters["to_device_ms"] = total * k;
-  state.counters["ceiling_to_device_ms"] = ceiling_total * k;
-  state.counters["fraction_of_pinned"] = ceiling_total / total;
-  state.counters["GB/s"] = static_cast<double>(bytes) * iteration / total * 1e-9;
+  run_one_way(
+      state, bytes, "to_device",
+      [&] {
+        data.prefetch(umsync::managed_location::host(), s);
+        s.synchronize();
+      },
+      [&] { prefetch_split(data, umsync::managed_location::device(device), lanes); },
+      [&] { return ceiling.copy_to_device_seconds(s); });
 }
 
 /// Ways to bring device-resident managed data back for a host phase that reads it.
@@ -441,51 +465,33 @@ void family_a_return(benchmark::State& state, return_path path)
   pinned_ceiling ceiling(n);
   umsync::managed_buffer<u32> data(n);
   umsync::pinned_buffer<u32> staging(path == return_path::copy_to_pinned ? n : 0);
-  double total = 0;
-  double ceiling_total = 0;
-  int iteration = 0;
-  for (auto _ : state) {
-    std::memset(data.data(), 0x5A, data.size_bytes());
-    data.prefetch(umsync::managed_location::device(device), s);
-    umsync::launch(s, grid, scale, data.span(), n);
-    s.synchronize();
-    double const seconds = umsync_bench::time_on_host([&] {
-      switch (path) {
-        case return_path::prefetch_whole:
-          data.prefetch(umsync::managed_location::host(), s);
-          s.synchronize();
-          touch_pages(data.data(), n);
-          break;
-        case return_path::prefetch_four_streams: {
-          std::size_t const quarter = (n + lanes.size() - 1) / lanes.size();
-          for (std::size_t i = 0; i < lanes.size(); ++i) {
-            std::size_t const first = std::min(n, i * quarter);
-            data.prefetch(first, std::min(quarter, n - first), umsync::managed_location::host(), lanes[i]);
-          }
-          for (auto const& lane : lanes) {
-            lane.synchronize();
-          }
-          touch_pages(data.data(), n);
-          break;
+  run_one_way(
+      state, bytes, "to_host",
+      [&] {
+        std::memset(data.data(), 0x5A, data.size_bytes());
+        data.prefetch(umsync::managed_location::device(device), s);
+        umsync::launch(s, grid, scale, data.span(), n);
+        s.synchronize();
+      },
+      [&] {
+        switch (path) {
+          case return_path::prefetch_whole:
+            data.prefetch(umsync::managed_location::host(), s);
+            s.synchronize();
+            touch_pages(data.data(), n);
+            break;
+          case return_path::prefetch_four_streams:
+            prefetch_split(data, umsync::managed_location::host(), lanes);
+            touch_pages(data.data(), n);
+            break;
+          case return_path::copy_to_pinned:
+            umsync::copy_async(staging, std::as_const(data).span(), s);
+            s.synchronize();
+            touch_pages(staging.data(), n);
+            break;
         }
-        case return_path::copy_to_pinned:
-          umsync::copy_async(staging, std::as_const(data).span(), s);
-          s.synchronize();
-          touch_pages(staging.data(), n);
-          break;
-      }
-    });
-    double const ceiling_seconds = ceiling.run(s).to_host;
-    ++iteration;
-    state.SetIterationTime(seconds);
-    total += seconds;
-    ceiling_total += ceiling_seconds;
-  }
-  double const k = 1e3 / static_cast<double>(iteration);
-  state.counters["to_host_ms"] = total * k;
-  state.counters["ceiling_to_host_ms"] = ceiling_total * k;
-  state.counters["fraction_of_pinned"] = ceiling_total / total;
-  state.counters["GB/s"] = static_cast<double>(bytes) * iteration / total * 1e-9;
+      },
+      [&] { return ceiling.run(s).to_host; });
 }
 
 }  // namespace
