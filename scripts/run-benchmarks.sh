@@ -29,6 +29,7 @@ mkdir -p "$out"
 # One question before seven runs: umsync_bench itself reports a missing GPU and exits 1.
 if ! "$bench" --benchmark_list_tests=true >/dev/null 2>"$out/no-gpu.txt"; then
   cat "$out/no-gpu.txt" >&2
+  rm -f "$out/no-gpu.txt"
   echo "run-benchmarks: no benchmark ran (see above); the comparison needs a CUDA GPU" >&2
   exit 1
 fi
