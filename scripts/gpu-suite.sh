@@ -2,17 +2,18 @@
 # The whole GPU suite in one call, for the lent H200 (or any machine with a GPU):
 #   configure for sm_90, build, run every test with UMSYNC_REQUIRE_GPU=1, run the GPU tests
 #   and examples under compute-sanitizer (memcheck, racecheck, synccheck, initcheck), run the
-#   benchmarks briefly, and print a summary table last.
+#   main job's benchmarks (scripts/run-benchmarks.sh), and print a summary table last.
 #
-#   bash scripts/gpu-suite.sh            # everything
-#   bash scripts/gpu-suite.sh tests      # build, tests, sanitizers, examples, SASS check
-#   bash scripts/gpu-suite.sh bench      # build, benchmarks, report
+#   bash scripts/gpu-suite.sh            # everything (more than one 10-minute device call)
+#   bash scripts/gpu-suite.sh tests      # build, tests, sanitizers, examples, SASS check: ~210 s
+#   bash scripts/gpu-suite.sh bench      # build, benchmarks, report: ~460 s on the H200
 #
 # Every step runs under a time limit (UMSYNC_STEP_TIMEOUT seconds, UMSYNC_BENCH_TIMEOUT for the
 # benchmarks), so the summary always prints inside the device tool's 10-minute call limit.
 # Logs go to $OUT (the device tool's output folder) or .gpu-out/.
 # On the device tool: run scripts/stage-device-deps.sh here first, then
-#   run(command="bash scripts/gpu-suite.sh", carry=[".deps"])
+#   run(command="bash scripts/gpu-suite.sh tests", carry=[".deps"]), and for the benchmarks
+#   run(command="UMSYNC_BENCH_TIMEOUT=485 bash scripts/gpu-suite.sh bench", carry=[".deps"])
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out="${OUT:-$PWD/.gpu-out}"
