@@ -374,7 +374,8 @@ void family_a_advisor_vs_prefetch(benchmark::State& state)
 }
 
 /// Prefetches `data` to `to` in equal parts, one per lane, and waits for every lane.
-void prefetch_split(umsync::managed_buffer<u32>& data, umsync::managed_location to, std::vector<umsync::stream<>> const& lanes)
+void prefetch_split(umsync::managed_buffer<u32>& data, umsync::managed_location to,
+                    std::vector<umsync::stream<>> const& lanes)
 {
   std::size_t const n = data.size();
   std::size_t const part = (n + lanes.size() - 1) / lanes.size();
@@ -413,6 +414,21 @@ void run_one_way(benchmark::State& state, std::size_t bytes, std::string const& 
   state.counters["GB/s"] = static_cast<double>(bytes) * iterations / seconds * 1e-9;
 }
 
+/// What a one-way table holds: the managed data, a pinned ceiling of the same size, a stream
+/// and `lane_count` more streams to split moves over.
+struct one_way_setup {
+  one_way_setup(std::size_t bytes, std::size_t lane_count)
+      : n(bytes / sizeof(u32)), lanes(lane_count), ceiling(n), data(n)
+  {
+  }
+  std::size_t n;
+  int device = umsync::current_device();
+  umsync::stream<> s;
+  std::vector<umsync::stream<>> lanes;
+  pinned_ceiling ceiling;
+  umsync::managed_buffer<u32> data;
+};
+
 /// Family A, entry table: can migration by prefetch reach pinned-copy bandwidth when split
 /// across streams? (Issue 9's >= 0.95 target; one prefetch ran at 0.86-0.88 of pinned.) The
 /// data is host-resident (prefetched to the host, untimed); timed on the host: the move to the
@@ -424,21 +440,16 @@ void family_a_entry(benchmark::State& state, int streams)
   if (!fits_without_oversubscription(state, bytes)) {
     return;
   }
-  std::size_t const n = bytes / sizeof(u32);
-  int const device = umsync::current_device();
-  umsync::stream<> const s;
-  std::vector<umsync::stream<>> lanes(static_cast<std::size_t>(streams));
-  pinned_ceiling ceiling(n);
-  umsync::managed_buffer<u32> data(n);
-  std::memset(data.data(), 0x5A, data.size_bytes());
+  one_way_setup t(bytes, static_cast<std::size_t>(streams));
+  std::memset(t.data.data(), 0x5A, t.data.size_bytes());
   run_one_way(
       state, bytes, "to_device",
       [&] {
-        data.prefetch(umsync::managed_location::host(), s);
-        s.synchronize();
+        t.data.prefetch(umsync::managed_location::host(), t.s);
+        t.s.synchronize();
       },
-      [&] { prefetch_split(data, umsync::managed_location::device(device), lanes); },
-      [&] { return ceiling.copy_to_device_seconds(s); });
+      [&] { prefetch_split(t.data, umsync::managed_location::device(t.device), t.lanes); },
+      [&] { return t.ceiling.copy_to_device_seconds(t.s); });
 }
 
 /// Ways to bring device-resident managed data back for a host phase that reads it.
@@ -458,40 +469,43 @@ void family_a_return(benchmark::State& state, return_path path)
   if (!fits_without_oversubscription(state, bytes)) {
     return;
   }
-  std::size_t const n = bytes / sizeof(u32);
-  int const device = umsync::current_device();
-  umsync::stream<> const s;
-  std::vector<umsync::stream<>> lanes(4);
-  pinned_ceiling ceiling(n);
-  umsync::managed_buffer<u32> data(n);
-  umsync::pinned_buffer<u32> staging(path == return_path::copy_to_pinned ? n : 0);
+  one_way_setup t(bytes, 4);
+  umsync::pinned_buffer<u32> staging(path == return_path::copy_to_pinned ? t.n : 0);
   run_one_way(
       state, bytes, "to_host",
       [&] {
-        std::memset(data.data(), 0x5A, data.size_bytes());
-        data.prefetch(umsync::managed_location::device(device), s);
-        umsync::launch(s, grid, scale, data.span(), n);
-        s.synchronize();
+        std::memset(t.data.data(), 0x5A, t.data.size_bytes());
+        t.data.prefetch(umsync::managed_location::device(t.device), t.s);
+        umsync::launch(t.s, grid, scale, t.data.span(), t.n);
+        t.s.synchronize();
       },
       [&] {
         switch (path) {
           case return_path::prefetch_whole:
-            data.prefetch(umsync::managed_location::host(), s);
-            s.synchronize();
-            touch_pages(data.data(), n);
+            t.data.prefetch(umsync::managed_location::host(), t.s);
+            t.s.synchronize();
+            touch_pages(t.data.data(), t.n);
             break;
           case return_path::prefetch_four_streams:
-            prefetch_split(data, umsync::managed_location::host(), lanes);
-            touch_pages(data.data(), n);
+            prefetch_split(t.data, umsync::managed_location::host(), t.lanes);
+            touch_pages(t.data.data(), t.n);
             break;
           case return_path::copy_to_pinned:
-            umsync::copy_async(staging, std::as_const(data).span(), s);
-            s.synchronize();
-            touch_pages(staging.data(), n);
+            umsync::copy_async(staging, std::as_const(t.data).span(), t.s);
+            t.s.synchronize();
+            touch_pages(staging.data(), t.n);
             break;
         }
       },
-      [&] { return ceiling.run(s).to_host; });
+      [&] { return t.ceiling.run(t.s).to_host; });
+}
+
+/// The sizes (KiB) of family A's main and paired tables: 4 KiB, 1 MiB, 64 MiB, 512 MiB, 2 GiB.
+void family_a_sizes(benchmark::internal::Benchmark* b)
+{
+  for (int kib : {4, 1 << 10, 64 << 10, 512 << 10, 2 << 20}) {
+    b->Arg(kib);
+  }
 }
 
 }  // namespace
@@ -501,11 +515,7 @@ void family_a_return(benchmark::State& state, return_path path)
 // moves data by prefetch or copy (fault-driven 16 GiB would take seconds per pass).
 #define UMSYNC_FAMILY_A(name, kind)                                                                        \
   BENCHMARK_CAPTURE(family_a, name, kind)                                                                  \
-      ->Arg(4)                                                                                             \
-      ->Arg(1 << 10)                                                                                       \
-      ->Arg(64 << 10)                                                                                      \
-      ->Arg(512 << 10)                                                                                     \
-      ->Arg(2 << 20)                                                                                       \
+      ->Apply(family_a_sizes)                                                                              \
       ->Iterations(2)                                                                                      \
       ->Repetitions(3)                                                                                     \
       ->UseManualTime()                                                                                    \
@@ -545,11 +555,7 @@ UMSYNC_FAMILY_A_RETURN(copy_to_pinned, return_path::copy_to_pinned);
 
 // phase_advisor against raw prefetch, paired (4 iterations: two in each order).
 BENCHMARK(family_a_advisor_vs_prefetch)
-    ->Arg(4)
-    ->Arg(1 << 10)
-    ->Arg(64 << 10)
-    ->Arg(512 << 10)
-    ->Arg(2 << 20)
+    ->Apply(family_a_sizes)
     ->Iterations(4)
     ->Repetitions(3)
     ->UseManualTime()

@@ -198,7 +198,8 @@ int main()
           umsync::timed_event t0;
           umsync::timed_event t1;
           t0.record(compute_s);
-          umsync::launch(compute_s, config, digest, std::as_const(probe_batch), batch_elements, map_a, map_c, r, sums, 0U);
+          umsync::launch(compute_s, config, digest, std::as_const(probe_batch), batch_elements, map_a, map_c, r, sums,
+                         0U);
           t1.record(compute_s);
           t1.synchronize();
           best = std::min(best, static_cast<double>((t1 - t0).count()));

@@ -20,8 +20,6 @@ out="${OUT:-$PWD/.gpu-out}"
 mkdir -p "$out"
 build=build/gpu
 jobs=$(nproc 2>/dev/null || echo 4)
-bench_min_time="${UMSYNC_BENCH_MIN_TIME:-0.2}"
-bench_repetitions="${UMSYNC_BENCH_REPETITIONS:-3}"
 step_timeout="${UMSYNC_STEP_TIMEOUT:-150}"
 bench_timeout="${UMSYNC_BENCH_TIMEOUT:-470}"
 parts="${1:-all}"

@@ -15,9 +15,9 @@
 // is in force: read-mostly is removed before a phase that writes a buffer and set where a
 // phase only reads it, every buffer the phase uses is prefetched to where it is used (one
 // cudaMemPrefetchBatchAsync when the device allows it and the phase moves several buffers, one
-// cudaMemPrefetchAsync per buffer otherwise). A phase change cannot be captured into a graph (advice and prefetch would
-// invalidate the capture): on a capturing_stream it does not compile, on a view of a
-// capturing stream it throws capture_error.
+// cudaMemPrefetchAsync per buffer otherwise). A phase change cannot be captured into a graph
+// (advice and prefetch would invalidate the capture): on a capturing_stream it does not
+// compile, on a view of a capturing stream it throws capture_error.
 #pragma once
 
 #include <umsync/config.hpp>
@@ -225,9 +225,10 @@ class phase_advisor {
       }
     });
     if (batch.size() == 1) {
-      // A one-range batch is the same migration as cudaMemPrefetchAsync; on the H200 an entry
-      // that moved one 64 MiB buffer by the batch call took 1.06x the raw call's time (family A,
-      // 2026-12-02), so one buffer goes by the single call.
+      // A one-range batch is the same migration as cudaMemPrefetchAsync. On the H200 an entry
+      // that moved one 64 MiB buffer by the batch call read 1.06x raw prefetch (family A rows,
+      // 2026-12-02; part of that was drift between rows), so one buffer goes by the single
+      // call; paired with raw prefetch such entries read 0.89-1.007 (2026-12-03).
       auto const& only = batch.entries().front();
       check(cudaMemPrefetchAsync(only.memory, only.bytes, only.to.get(), 0, stream.get()), "cudaMemPrefetchAsync",
             where);
