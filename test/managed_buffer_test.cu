@@ -193,8 +193,22 @@ TEST_CASE("batch prefetch places each buffer where asked; discard then overwrite
   }
   CHECK(wrong == 0);
 
+  // A one-range batch takes cudaMemPrefetchAsync: same placement, contents kept, same rules.
+  umsync::managed_batch single;
+  single.add(first, managed_location::device(device));
+  single.prefetch(s);
+  s.synchronize();
+  REQUIRE(first.last_prefetch_location().has_value());
+  CHECK(*first.last_prefetch_location() == managed_location::device(device));
+  wrong = 0;
+  for (std::size_t i = 0; i < sizes[0]; ++i) {
+    wrong += first[i] != 5U * in_first[i] + 7U ? 1 : 0;
+  }
+  CHECK(wrong == 0);
+
   // The runtime refuses the legacy stream for batch calls: umsync says so first.
   CHECK_THROWS_AS(batch.prefetch(umsync::legacy_default_stream()), umsync::usage_error);
+  CHECK_THROWS_AS(single.prefetch(umsync::legacy_default_stream()), umsync::usage_error);
   umsync::managed_batch const nothing;
   CHECK_NOTHROW(nothing.prefetch(s));
 }

@@ -224,17 +224,7 @@ class phase_advisor {
         }
       }
     });
-    if (batch.size() == 1) {
-      // A one-range batch is the same migration as cudaMemPrefetchAsync. On the H200 an entry
-      // that moved one 64 MiB buffer by the batch call read 1.06x raw prefetch (family A rows,
-      // 2026-12-02; part of that was drift between rows), so one buffer goes by the single
-      // call; paired with raw prefetch such entries read 0.89-1.007 (2026-12-03).
-      auto const& only = batch.entries().front();
-      check(cudaMemPrefetchAsync(only.memory, only.bytes, only.to.get(), 0, stream.get()), "cudaMemPrefetchAsync",
-            where);
-    } else {
-      batch.prefetch(stream, where);
-    }
+    batch.prefetch(stream, where);  // one range goes by cudaMemPrefetchAsync (see managed_batch)
   }
 
   std::tuple<Bindings...> bindings_;
