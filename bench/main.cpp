@@ -4,6 +4,27 @@
 #include <umsync/device.hpp>
 
 #include <cstdio>
+#include <fstream>
+#include <string>
+
+namespace {
+// Host-side figures (allocation, launch, event edges, fault-driven migration) follow the CPU
+// the driver runs on; the lent VMs differ in it between loans, so each run records it.
+std::string host_cpu_model()
+{
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(cpuinfo, line)) {
+    if (line.rfind("model name", 0) == 0) {
+      auto const colon = line.find(':');
+      if (colon != std::string::npos) {
+        return line.substr(line.find_first_not_of(' ', colon + 1));
+      }
+    }
+  }
+  return "unknown";
+}
+}  // namespace
 
 int main(int argc, char** argv)
 {
@@ -24,6 +45,7 @@ int main(int argc, char** argv)
   benchmark::AddCustomContext("gpu", props.name);
   benchmark::AddCustomContext("cuda_driver", std::to_string(driver));
   benchmark::AddCustomContext("cuda_runtime", std::to_string(runtime));
+  benchmark::AddCustomContext("host_cpu", host_cpu_model());
   std::printf("umsync_bench on %s (sm_%d%d, %d SMs), driver %d, runtime %d\n", props.name, props.major, props.minor,
               props.multiProcessorCount, driver, runtime);
   benchmark::Initialize(&argc, argv);

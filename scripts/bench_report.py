@@ -208,6 +208,8 @@ def main():
     lines.append(f"- Run: {context.get('date', '?')} on {context.get('host_name', '?')}")
     lines.append(f"- GPU: {context.get('gpu', '?')}; CUDA driver API {context.get('cuda_driver', '?')}, "
                  f"runtime {context.get('cuda_runtime', '?')}")
+    cpus = f"{context.get('num_cpus', '?')} CPUs, {context.get('mhz_per_cpu', '?')} MHz"
+    lines.append(f"- Host CPU: {context.get('host_cpu', 'not recorded')} ({cpus}); host-side figures depend on it")
     state = gpu_state()
     if state:
         lines.append(f"- nvidia-smi now (name, driver, SM clock, memory clock, max SM clock, temperature, power): {state}")

@@ -222,6 +222,19 @@ class BenchReport(unittest.TestCase):
         self.assertIn(f"{self.ratio:.3f}", report)
         self.assertIn("| um_prefetch/65536 |", report)  # iterations/repeats/manual_time stripped
         self.assertIn("skipped: not enough free device memory", report)
+        self.assertIn("- Host CPU: not recorded (? CPUs, ? MHz)", report)
+
+    def test_report_names_the_host_cpu(self):
+        with open(self.json) as f:
+            data = json.load(f)
+        model = f"Synthetic CPU {random.randrange(1000, 9999)}"
+        data["context"].update(host_cpu=model, num_cpus=16, mhz_per_cpu=2100)
+        with open(self.json, "w") as f:
+            json.dump(data, f)
+        result = run("bench_report.py", self.json, "--out", self.out, "--no-plots")
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        with open(os.path.join(self.out, "report.md")) as f:
+            self.assertIn(f"- Host CPU: {model} (16 CPUs, 2100 MHz)", f.read())
         self.assertFalse([name for name in os.listdir(self.out) if name.endswith(".png")])
 
     @unittest.skipUnless(importlib.util.find_spec("matplotlib"), "matplotlib is not installed: no plots to check")
