@@ -7,6 +7,11 @@ Both runs need repetitions (--benchmark_repetitions=N, N >= 3): the noise of a b
 larger of the two runs' standard deviations of its time. A benchmark regresses when its median
 time grew by more than --min-change (relative) AND by more than --sigmas times that noise.
 Exit status 1 when anything regressed, so CI can gate on it; 2 on unusable input.
+
+The runs should come from the same GPU and host CPU: host-side figures (allocation, launch,
+event edges, fault-driven migration) follow the CPU the driver runs on. When the two runs name
+a different GPU or host CPU (JSON context `gpu`, `host_cpu`), or a run does not name them, a
+warning says so before the table; the verdicts stay as measured.
 """
 import argparse
 import json
@@ -16,12 +21,32 @@ import sys
 def load(path):
     with open(path) as f:
         data = json.load(f)
+    load.context[path] = data.get("context", {})
     runs = {}
     for b in data.get("benchmarks", []):
         if b.get("run_type") != "aggregate":
             continue
         runs.setdefault(b["run_name"], {})[b["aggregate_name"]] = b["real_time"]
     return runs
+
+
+load.context = {}
+
+
+def machine_warnings(baseline, candidate):
+    """Lines that say where the two runs' machines differ or are not recorded."""
+    warnings = []
+    for key, what in (("gpu", "GPU"), ("host_cpu", "host CPU")):
+        old, new = load.context[baseline].get(key), load.context[candidate].get(key)
+        if old is None or new is None:
+            missing = [p for p, v in ((baseline, old), (candidate, new)) if v is None]
+            verb = "does not record its" if len(missing) == 1 else "do not record their"
+            warnings.append(f"bench_compare: warning: {' and '.join(missing)} {verb} {what}; host-side figures "
+                            "may differ because the machine did")
+        elif old != new:
+            warnings.append(f"bench_compare: warning: different {what}: {old!r} vs {new!r}; compare ratios "
+                            "measured within each run rather than absolute times")
+    return warnings
 
 
 def main():
@@ -38,6 +63,8 @@ def main():
         print("bench_compare: no benchmark has median and stddev in both runs (run with --benchmark_repetitions=3 or more)",
               file=sys.stderr)
         return 2
+    for line in machine_warnings(args.baseline, args.candidate):
+        print(line)
     regressions = 0
     print(f"{'benchmark':60s} {'old':>12s} {'new':>12s} {'change':>8s} {'noise':>8s}  verdict")
     for name in usable:

@@ -65,6 +65,23 @@ class BenchCompare(unittest.TestCase):
         result = self.compare(self.base * 1.2, 0.2 * self.base)  # 3 sigmas would be 60%
         self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
 
+    def test_a_different_host_cpu_is_named_and_the_verdict_kept(self):
+        old = os.path.join(self.dir.name, "old.json")
+        new = os.path.join(self.dir.name, "new.json")
+        for path, cpu, median in ((old, "CPU A", self.base), (new, "CPU B", self.base * 1.5)):
+            with open(path, "w") as f:
+                json.dump({"context": {"gpu": "synthetic", "host_cpu": cpu},
+                           "benchmarks": aggregate("step/1", median, 0.01 * self.base)}, f)
+        result = run("bench_compare.py", old, new)
+        self.assertEqual(result.returncode, 1, result.stdout + result.stderr)
+        self.assertIn("warning: different host CPU: 'CPU A' vs 'CPU B'", result.stdout)
+        self.assertNotIn("different GPU", result.stdout)
+
+    def test_an_unrecorded_host_cpu_is_named(self):
+        result = self.compare(self.base, 0.01 * self.base)
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        self.assertIn("does not record its host CPU", result.stdout)
+
     def test_runs_without_repetitions_are_unusable(self):
         path = os.path.join(self.dir.name, "single.json")
         write(path, [dict(name="step/1", run_name="step/1", run_type="iteration", real_time=1.0, cpu_time=1.0,
