@@ -80,7 +80,8 @@ class BenchCompare(unittest.TestCase):
     def test_an_unrecorded_host_cpu_is_named(self):
         result = self.compare(self.base, 0.01 * self.base)
         self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
-        self.assertIn("does not record its host CPU", result.stdout)
+        self.assertIn("old.json and ", result.stdout)
+        self.assertIn("new.json do not record their host CPU", result.stdout)
 
     def test_runs_without_repetitions_are_unusable(self):
         path = os.path.join(self.dir.name, "single.json")
