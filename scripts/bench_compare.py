@@ -19,25 +19,22 @@ import sys
 
 
 def load(path):
+    """The run's context and, per benchmark, its aggregate times (median, stddev, ...)."""
     with open(path) as f:
         data = json.load(f)
-    load.context[path] = data.get("context", {})
     runs = {}
     for b in data.get("benchmarks", []):
         if b.get("run_type") != "aggregate":
             continue
         runs.setdefault(b["run_name"], {})[b["aggregate_name"]] = b["real_time"]
-    return runs
+    return data.get("context", {}), runs
 
 
-load.context = {}
-
-
-def machine_warnings(baseline, candidate):
+def machine_warnings(baseline, old_context, candidate, new_context):
     """Lines that say where the two runs' machines differ or are not recorded."""
     warnings = []
     for key, what in (("gpu", "GPU"), ("host_cpu", "host CPU")):
-        old, new = load.context[baseline].get(key), load.context[candidate].get(key)
+        old, new = old_context.get(key), new_context.get(key)
         if old is None or new is None:
             missing = [p for p, v in ((baseline, old), (candidate, new)) if v is None]
             verb = "does not record its" if len(missing) == 1 else "do not record their"
@@ -56,14 +53,14 @@ def main():
     parser.add_argument("--min-change", type=float, default=0.05)
     parser.add_argument("--sigmas", type=float, default=3.0)
     args = parser.parse_args()
-    old, new = load(args.baseline), load(args.candidate)
+    (old_context, old), (new_context, new) = load(args.baseline), load(args.candidate)
     common = sorted(set(old) & set(new))
     usable = [n for n in common if {"median", "stddev"} <= old[n].keys() and {"median", "stddev"} <= new[n].keys()]
     if not usable:
         print("bench_compare: no benchmark has median and stddev in both runs (run with --benchmark_repetitions=3 or more)",
               file=sys.stderr)
         return 2
-    for line in machine_warnings(args.baseline, args.candidate):
+    for line in machine_warnings(args.baseline, old_context, args.candidate, new_context):
         print(line)
     regressions = 0
     print(f"{'benchmark':60s} {'old':>12s} {'new':>12s} {'change':>8s} {'noise':>8s}  verdict")
