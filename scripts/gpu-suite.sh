@@ -85,7 +85,7 @@ for tool in memcheck racecheck synccheck initcheck; do
     # The tests call CUDA with bad input on purpose and check the errors themselves.
     # Child processes (the pool IPC importer, the bounded-wait trap) run outside the tool:
     # memcheck reported the IPC importer's imported allocations as leaked although it frees
-    # them with cudaFree (2026-12-02; cause not established, see notes/benchmarks.md).
+    # them with cudaFree (cause not established; see docs/testing.md).
     extra=(--report-api-errors no --target-processes application-only)
     [ "$tool" = memcheck ] && extra+=(--leak-check full)
     step "$tool $(basename "$target")" "$out/sanitizer.log" \
