@@ -11,8 +11,11 @@
 // what the graph memory cache keeps after the graph_execs are destroyed, before and after trim.
 #include "support/timing.cuh"
 
-#include <umsync/dependency.hpp>
-#include <umsync/graph/capture.hpp>
+#include <umsync/stream_edge.hpp>
+#include <umsync/capture/capture_status.hpp>
+#include <umsync/graph/capture_scope.hpp>
+#include <umsync/graph/graph_exec.hpp>
+#include <umsync/graph/graph_memory.hpp>
 #include <umsync/launch.hpp>
 #include <umsync/memory/async_pool_buffer.hpp>
 #include <umsync/memory/memory_pool.hpp>

@@ -7,7 +7,7 @@
 //   C: raw event record + wait against stream_dependency::edge; <<<>>> against umsync::launch.
 #include "support/timing.cuh"
 
-#include <umsync/dependency.hpp>
+#include <umsync/stream_edge.hpp>
 #include <umsync/launch.hpp>
 #include <umsync/memory/async_pool_buffer.hpp>
 #include <umsync/memory/memory_pool.hpp>

@@ -13,7 +13,7 @@
 // Event-timed on the compute stream after a blocking kernel (timing.cuh).
 #include "support/timing.cuh"
 
-#include <umsync/dependency.hpp>
+#include <umsync/stream_edge.hpp>
 #include <umsync/launch.hpp>
 #include <umsync/memory/async_pool_buffer.hpp>
 #include <umsync/memory/memory_pool.hpp>

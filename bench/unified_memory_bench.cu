@@ -22,8 +22,8 @@
 #include <umsync/memory/managed_buffer.hpp>
 #include <umsync/memory/pinned_buffer.hpp>
 #include <umsync/memory/pipelined_prefetch.hpp>
-#include <umsync/memory/step_memory.hpp>
-#include <umsync/phase_advisor.hpp>
+#include <umsync/memory/step_buffer.hpp>
+#include <umsync/phase/phase_advisor.hpp>
 #include <umsync/stream.hpp>
 #ifdef UMSYNC_BENCH_TELEMETRY
 #include <umsync/telemetry/um_scope.hpp>

@@ -6,7 +6,7 @@
 // the parameters against a host reference; exits non-zero on a wrong result or without a GPU.
 #include "support/example_main.hpp"
 
-#include <umsync/dependency.hpp>
+#include <umsync/stream_edge.hpp>
 #include <umsync/device.hpp>
 #include <umsync/launch.hpp>
 #include <umsync/memory/async_pool_buffer.hpp>

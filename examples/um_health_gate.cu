@@ -14,7 +14,7 @@
 #include <umsync/device.hpp>
 #include <umsync/launch.hpp>
 #include <umsync/memory/managed_buffer.hpp>
-#include <umsync/phase_advisor.hpp>
+#include <umsync/phase/phase_advisor.hpp>
 #include <umsync/stream.hpp>
 #include <umsync/telemetry/um_budget.hpp>
 #include <umsync/telemetry/um_scope.hpp>

@@ -1,13 +1,17 @@
-// GPU tests of umsync/graph/capture_guard.hpp: capture-unsafe calls refused with capture_error
+// GPU tests of umsync/capture/capture_status.hpp: capture-unsafe calls refused with capture_error
 // before they reach CUDA, so the capture stays valid; what the raw call does instead.
 #include "support/gpu_test.hpp"
 #include "support/graph_warm_up.cuh"
 #include "support/kernels.cuh"
 
 #include <umsync/device.hpp>
-#include <umsync/graph/capture.hpp>
+#include <umsync/capture/capture_status.hpp>
+#include <umsync/graph/capture_scope.hpp>
+#include <umsync/graph/graph_exec.hpp>
+#include <umsync/graph/graph_memory.hpp>
 #include <umsync/launch.hpp>
 #include <umsync/memory/copy.hpp>
+#include <umsync/memory/managed_buffer.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -133,22 +137,19 @@ TEST_CASE("guarded prefetch, advice and host sync refuse a view of a capturing s
   REQUIRE(umsync::capabilities(device).managed_memory);
   std::size_t const n = std::size_t{1} << 16;
   managed_words managed(n);
-  cudaMemLocation const on_device{cudaMemLocationTypeDevice, device};
+  umsync::advice::preferred_location const on_device{umsync::managed_location::device(device)};
+  auto const memory = umsync::managed_span<u32>::adopt(managed.data(), n);
   umsync::stream<left> const a;
   umsync::stream<right> const b;
   {
     umsync::capture_scope scope(a);
     umsync::stream_view<left> const view = a.view();  // untyped: only a run-time check can tell
-    CHECK_THROWS_AS(umsync::prefetch_to_device(managed.data(), managed.bytes(), device, view), umsync::capture_error);
-    CHECK_THROWS_AS(umsync::prefetch_to_host(managed.data(), managed.bytes(), view), umsync::capture_error);
-    CHECK_THROWS_AS(
-        umsync::advise_for(view, managed.data(), managed.bytes(), cudaMemAdviseSetPreferredLocation, on_device),
-        umsync::capture_error);
+    CHECK_THROWS_AS(umsync::prefetch(memory, umsync::managed_location::device(device), view), umsync::capture_error);
+    CHECK_THROWS_AS(umsync::prefetch(memory, umsync::managed_location::host(), view), umsync::capture_error);
+    CHECK_THROWS_AS(umsync::advise_for(view, memory, on_device), umsync::capture_error);
     CHECK_THROWS_AS(umsync::synchronize(view), umsync::capture_error);
     // cudaMemAdvise has no stream: a global capture on this thread refuses it for any stream.
-    CHECK_THROWS_AS(
-        umsync::advise_for(b, managed.data(), managed.bytes(), cudaMemAdviseSetPreferredLocation, on_device),
-        umsync::capture_error);
+    CHECK_THROWS_AS(umsync::advise_for(b, memory, on_device), umsync::capture_error);
     CHECK(raw_capture_status(a.get()) == cudaStreamCaptureStatusActive);
     umsync::launch(scope.stream(), {}, umsync_test::spin_for, std::uint64_t{1000});
     umsync::graph const g = scope.end();
@@ -159,16 +160,16 @@ TEST_CASE("guarded prefetch, advice and host sync refuse a view of a capturing s
   }
 }
 
-TEST_CASE("require_not_capturing throws in UMSYNC_DEBUG builds only, and never disturbs the capture")
+TEST_CASE("debug_check_not_capturing throws in UMSYNC_DEBUG builds only, and never disturbs the capture")
 {
   warm_up_graphs_and_managed();
   umsync_test::memory_baseline const baseline;
   umsync::stream<left> const a;
   umsync::capture_scope scope(a);
   if constexpr (umsync::debug_build) {
-    CHECK_THROWS_AS(umsync::require_not_capturing(a.get(), "cudaMemPrefetchAsync"), umsync::capture_error);
+    CHECK_THROWS_AS(umsync::debug_check_not_capturing(a.get(), "cudaMemPrefetchAsync"), umsync::capture_error);
   } else {
-    CHECK_NOTHROW(umsync::require_not_capturing(a.get(), "cudaMemPrefetchAsync"));
+    CHECK_NOTHROW(umsync::debug_check_not_capturing(a.get(), "cudaMemPrefetchAsync"));
   }
   CHECK(raw_capture_status(a.get()) == cudaStreamCaptureStatusActive);
   umsync::launch(scope.stream(), {}, umsync_test::spin_for, std::uint64_t{1000});
@@ -215,13 +216,13 @@ TEST_CASE("guarded prefetch, advice and host sync run on a stream that is not ca
     managed.data()[i] = static_cast<u32>(rng());
     expected[i] = managed.data()[i] + 1U;
   }
+  auto const memory = umsync::managed_span<u32>::adopt(managed.data(), n);
   umsync::stream<left> const a;
-  CHECK_FALSE(umsync::unsafe_calls_refused());
-  umsync::advise_for(a, managed.data(), managed.bytes(), cudaMemAdviseSetPreferredLocation,
-                     cudaMemLocation{cudaMemLocationTypeDevice, device});
-  umsync::prefetch_to_device(managed.data(), managed.bytes(), device, a);
-  umsync::launch(a, grid, add_one, managed.data(), n);
-  umsync::prefetch_to_host(managed.data(), managed.bytes(), a);
+  CHECK_FALSE(umsync::capture_refuses_unsafe_calls());
+  umsync::advise_for(a, memory, umsync::advice::preferred_location{umsync::managed_location::device(device)});
+  umsync::prefetch(memory, umsync::managed_location::device(device), a);
+  umsync::launch(a, grid, add_one, memory, n);
+  umsync::prefetch(memory, umsync::managed_location::host(), a);
   umsync::synchronize(a);
   std::size_t wrong = 0;
   for (std::size_t i = 0; i < n; ++i) {

@@ -1,7 +1,10 @@
-// Compile-time properties of umsync/graph/capture_scope.hpp, capturing_stream.hpp,
-// non_capturing_stream.hpp and capture_guard.hpp (host only, no device needed).
+// Compile-time properties of umsync/graph/capture_scope.hpp and umsync/capture/ (capturing_stream.hpp,
+// non_capturing_stream.hpp, capture_status.hpp), host only, no device needed.
 #include <doctest/doctest.h>
-#include <umsync/graph/capture.hpp>
+#include <umsync/capture/capture_status.hpp>
+#include <umsync/graph/capture_scope.hpp>
+#include <umsync/memory/async_pool_buffer.hpp>
+#include <umsync/stream_edge.hpp>
 
 #include <string>
 #include <type_traits>

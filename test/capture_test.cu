@@ -4,7 +4,10 @@
 #include "support/graph_warm_up.cuh"
 #include "support/kernels.cuh"
 
-#include <umsync/graph/capture.hpp>
+#include <umsync/capture/capture_status.hpp>
+#include <umsync/graph/capture_scope.hpp>
+#include <umsync/graph/graph_exec.hpp>
+#include <umsync/graph/graph_memory.hpp>
 #include <umsync/launch.hpp>
 #include <umsync/memory/copy.hpp>
 
@@ -57,7 +60,7 @@ TEST_CASE("a capture_scope destroyed without end() discards the captured work an
   }  // no end(): the capture ends here and its graph is dropped
   CHECK(umsync::capture_status_of(a.get()) == umsync::capture_status::none);
   CHECK(umsync::capture_status_of(b.get()) == umsync::capture_status::none);
-  CHECK_FALSE(umsync::unsafe_calls_refused());
+  CHECK_FALSE(umsync::capture_refuses_unsafe_calls());
   umsync::copy_sync_pageable(output, out, a);
   std::size_t untouched = 0;
   for (u32 word : output) {
@@ -91,7 +94,7 @@ TEST_CASE("a capture_scope unwinding from an exception ends the capture without 
   CHECK_THROWS_AS(failing_step(), std::runtime_error);
   CHECK(umsync::capture_status_of(a.get()) == umsync::capture_status::none);
   CHECK(umsync::detail::capture_registry::strict_on_this_thread() == strict_before);
-  CHECK_FALSE(umsync::unsafe_calls_refused());
+  CHECK_FALSE(umsync::capture_refuses_unsafe_calls());
   umsync::launch(a, {}, umsync_test::spin_for, std::uint64_t{1000});
   umsync::synchronize(a);
 }
@@ -130,25 +133,25 @@ TEST_CASE("capture modes decide which stream-less unsafe calls are refused, on t
   umsync::stream<left> const a;
   auto refused_on_another_thread = [] {
     bool refused = false;
-    std::thread([&] { refused = umsync::unsafe_calls_refused(); }).join();
+    std::thread([&] { refused = umsync::capture_refuses_unsafe_calls(); }).join();
     return refused;
   };
-  CHECK_FALSE(umsync::unsafe_calls_refused());
+  CHECK_FALSE(umsync::capture_refuses_unsafe_calls());
   {
     umsync::capture_scope scope(a, umsync::capture_mode::global);
-    CHECK(umsync::unsafe_calls_refused());
-    CHECK_THROWS_AS(umsync::check_unsafe_calls_allowed("cudaMalloc"), umsync::capture_error);
+    CHECK(umsync::capture_refuses_unsafe_calls());
+    CHECK_THROWS_AS(umsync::check_not_capturing("cudaMalloc"), umsync::capture_error);
     CHECK(refused_on_another_thread());  // a global capture reaches every global-mode thread
     CHECK(umsync::capture_status_of(a.get()) == umsync::capture_status::active);
     umsync::launch(scope.stream(), {}, umsync_test::spin_for, std::uint64_t{1000});
     umsync::graph const g = scope.end();
     CHECK(g.count_nodes(cudaGraphNodeTypeKernel) == 1);
   }
-  CHECK_FALSE(umsync::unsafe_calls_refused());
+  CHECK_FALSE(umsync::capture_refuses_unsafe_calls());
   {
     umsync::capture_scope scope(a, umsync::capture_mode::per_thread);
     CHECK(scope.mode() == umsync::capture_mode::per_thread);
-    CHECK(umsync::unsafe_calls_refused());
+    CHECK(umsync::capture_refuses_unsafe_calls());
     CHECK_FALSE(refused_on_another_thread());  // per-thread captures leave other threads alone
     umsync::launch(scope.stream(), {}, umsync_test::spin_for, std::uint64_t{1000});
     umsync::graph const g = scope.end();
@@ -156,7 +159,7 @@ TEST_CASE("capture modes decide which stream-less unsafe calls are refused, on t
   }
   {
     umsync::capture_scope scope(a, umsync::capture_mode::relaxed);
-    CHECK_FALSE(umsync::unsafe_calls_refused());
+    CHECK_FALSE(umsync::capture_refuses_unsafe_calls());
     CHECK_FALSE(refused_on_another_thread());
     // Relaxed: the runtime lets cudaMalloc through, and the capture stays valid.
     void* memory = nullptr;
@@ -167,7 +170,7 @@ TEST_CASE("capture modes decide which stream-less unsafe calls are refused, on t
     CHECK(g.count_nodes(cudaGraphNodeTypeKernel) == 1);
     UMSYNC_CUDA_CHECK(cudaFree(memory));
   }
-  CHECK_FALSE(umsync::unsafe_calls_refused());
+  CHECK_FALSE(umsync::capture_refuses_unsafe_calls());
 }
 
 TEST_CASE("copies, launches and pool buffers on a capturing stream become memcpy, kernel and memory nodes")

@@ -47,6 +47,54 @@ TEST_CASE("cuda_error is a std::runtime_error, bad_alloc a std::bad_alloc, usage
   CHECK_THROWS_AS(throw umsync::usage_error("x"), std::logic_error);
 }
 
+namespace {
+/// Throws `e`, catches it as umsync::error and returns the message.
+template <class Exception>
+std::string caught_as_umsync_error(Exception const& e)
+{
+  try {
+    throw e;
+  } catch (umsync::error const& caught) {
+    return caught.what();
+  }
+  return {};
+}
+}  // namespace
+
+TEST_CASE("every umsync exception is a umsync::error, on the standard base that fits")
+{
+  CHECK_THROWS_AS(umsync::check(cudaErrorInvalidValue, "x"), umsync::error);
+  CHECK_THROWS_AS(throw umsync::bad_alloc(64, "test pool"), umsync::error);
+  CHECK_THROWS_AS(throw umsync::usage_error("x"), umsync::error);
+  CHECK_THROWS_AS(throw umsync::length_error("x"), std::length_error);
+  CHECK_THROWS_AS(throw umsync::out_of_range("x"), std::out_of_range);
+  CHECK_THROWS_AS(throw umsync::invalid_argument("x"), std::invalid_argument);
+  CHECK_THROWS_AS(throw umsync::ordering_error({}, {}), umsync::usage_error);
+  // what() through umsync::error and through the standard base is the same text.
+  umsync::length_error const e("copy of 8 elements into 4");
+  CHECK(std::string(static_cast<umsync::error const&>(e).what()) == std::string(static_cast<std::exception const&>(e).what()));
+}
+
+TEST_CASE("each message starts with exactly one \"umsync: \", whether or not the thrower wrote one")
+{
+  auto const prefix_count = [](std::string const& what) {
+    std::size_t count = 0;
+    for (std::size_t at = what.find("umsync: "); at != std::string::npos; at = what.find("umsync: ", at + 1)) {
+      ++count;
+    }
+    return count;
+  };
+  for (std::string const& what :
+       {caught_as_umsync_error(umsync::usage_error("umsync: umsync: doubled by a caller")),
+        caught_as_umsync_error(umsync::usage_error("plain")), caught_as_umsync_error(umsync::length_error("x")),
+        caught_as_umsync_error(umsync::out_of_range("umsync: x")), caught_as_umsync_error(umsync::invalid_argument("x")),
+        caught_as_umsync_error(umsync::cuda_error(cudaErrorInvalidValue, "cudaX")),
+        caught_as_umsync_error(umsync::bad_alloc(1, "umsync: pool"))}) {
+    CHECK(what.starts_with("umsync: "));
+    CHECK(prefix_count(what) == 1);
+  }
+}
+
 TEST_CASE("bad_alloc says how much was asked for, from what, and where")
 {
   unsigned const line = std::source_location::current().line() + 1;
@@ -62,10 +110,11 @@ TEST_CASE("bad_alloc says how much was asked for, from what, and where")
 namespace {
 int handler_calls = 0;
 cudaError_t handler_status = cudaSuccess;
-void counting_handler(umsync::cuda_error const& e) noexcept
+void counting_handler(umsync::error const& e) noexcept
 {
   ++handler_calls;
-  handler_status = e.code();
+  auto const* failed_call = dynamic_cast<umsync::cuda_error const*>(&e);
+  handler_status = failed_call != nullptr ? failed_call->code() : cudaErrorUnknown;
 }
 }  // namespace
 

@@ -4,8 +4,11 @@
 #include "support/graph_warm_up.cuh"
 #include "support/kernels.cuh"
 
-#include <umsync/dependency.hpp>
-#include <umsync/graph/capture.hpp>
+#include <umsync/stream_edge.hpp>
+#include <umsync/capture/capture_status.hpp>
+#include <umsync/graph/capture_scope.hpp>
+#include <umsync/graph/graph_exec.hpp>
+#include <umsync/graph/graph_memory.hpp>
 #include <umsync/launch.hpp>
 #include <umsync/memory/copy.hpp>
 #include <umsync/memory/memory_pool.hpp>

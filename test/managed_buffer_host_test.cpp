@@ -1,10 +1,10 @@
-// Host tests of umsync/memory/managed_buffer.hpp, managed_batch.hpp and step_memory.hpp: the
+// Host tests of umsync/memory/managed_buffer.hpp, managed_batch.hpp and step_buffer.hpp: the
 // parts that need no device (locations, advice codes, batch bookkeeping, policy types).
 #include <doctest/doctest.h>
 #include <umsync/device.hpp>
 #include <umsync/memory/managed_batch.hpp>
 #include <umsync/memory/managed_buffer.hpp>
-#include <umsync/memory/step_memory.hpp>
+#include <umsync/memory/step_buffer.hpp>
 
 #include <cstdint>
 #include <type_traits>
@@ -36,10 +36,10 @@ static_assert(umsync::memory_advice<umsync::advice::read_mostly>);
 static_assert(!umsync::memory_advice<cudaMemoryAdvise>);
 
 // Advice is for managed memory only.
-static_assert(umsync::detail::is_managed_memory<umsync::managed_buffer<float>>);
-static_assert(umsync::detail::is_managed_memory<umsync::managed_span<float const>>);
-static_assert(!umsync::detail::is_managed_memory<umsync::device_span<float>>);
-static_assert(!umsync::detail::is_managed_memory<umsync::pinned_span<float>>);
+static_assert(umsync::detail::managed_memory<umsync::managed_buffer<float>>);
+static_assert(umsync::detail::managed_memory<umsync::managed_span<float const>>);
+static_assert(!umsync::detail::managed_memory<umsync::device_span<float>>);
+static_assert(!umsync::detail::managed_memory<umsync::pinned_span<float>>);
 
 // Buffers are move-only; each policy hands kernels the span of its memory kind.
 static_assert(!std::is_copy_constructible_v<umsync::managed_buffer<float>>);
@@ -47,7 +47,7 @@ static_assert(std::is_nothrow_move_constructible_v<umsync::managed_buffer<float>
 static_assert(std::is_same_v<decltype(std::declval<umsync::managed_buffer<float>&>().span()), umsync::managed_span<float>>);
 static_assert(std::is_same_v<decltype(std::declval<umsync::managed_buffer<float> const&>().span()),
                              umsync::managed_span<float const>>);
-static_assert(std::is_same_v<decltype(std::declval<umsync::step_buffer<int, umsync::unified>&>().device()),
+static_assert(std::is_same_v<decltype(std::declval<umsync::step_buffer<int, umsync::managed>&>().device()),
                              umsync::managed_span<int>>);
 static_assert(std::is_same_v<decltype(std::declval<umsync::step_buffer<int, umsync::device_only>&>().device()),
                              umsync::device_span<int>>);
@@ -91,6 +91,6 @@ TEST_CASE("without a device, batch calls are reported unsupported and allocation
     return;
   }
   CHECK_FALSE(umsync::batch_managed_calls_supported());
-  using unified_floats = umsync::step_buffer<float, umsync::unified>;
-  CHECK_THROWS_AS(unified_floats(8), umsync::cuda_error);
+  using managed_floats = umsync::step_buffer<float, umsync::managed>;
+  CHECK_THROWS_AS(managed_floats(8), umsync::cuda_error);
 }

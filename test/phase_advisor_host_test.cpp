@@ -1,8 +1,8 @@
-// Host tests of umsync/phase/phase_plan.hpp and umsync/phase_advisor.hpp: the plan a set of
+// Host tests of umsync/phase/phase_plan.hpp and umsync/phase/phase_advisor.hpp: the plan a set of
 // phases derives is pure compile-time logic, checked here without a GPU.
 #include <doctest/doctest.h>
 #include <umsync/device.hpp>
-#include <umsync/phase_advisor.hpp>
+#include <umsync/phase/phase_advisor.hpp>
 
 #include <string>
 #include <type_traits>

@@ -1,4 +1,4 @@
-// GPU tests of umsync/phase_advisor.hpp: a training-like step of four phases over three
+// GPU tests of umsync/phase/phase_advisor.hpp: a training-like step of four phases over three
 // managed buffers. After each phase entry the advice and prefetch in force are read back with
 // cudaMemRangeGetAttribute; random data goes through every phase and is checked on the host;
 // memory returns to its baseline. 12 MiB of managed memory at most.
@@ -6,10 +6,13 @@
 #include "support/kernels.cuh"
 
 #include <umsync/device.hpp>
-#include <umsync/graph/capture.hpp>
+#include <umsync/capture/capture_status.hpp>
+#include <umsync/graph/capture_scope.hpp>
+#include <umsync/graph/graph_exec.hpp>
+#include <umsync/graph/graph_memory.hpp>
 #include <umsync/launch.hpp>
 #include <umsync/memory/managed_buffer.hpp>
-#include <umsync/phase_advisor.hpp>
+#include <umsync/phase/phase_advisor.hpp>
 #include <umsync/stream.hpp>
 
 #include <algorithm>

@@ -119,11 +119,11 @@ TEST_CASE("managed: host and device views are the same managed pages, moved by p
   }
   b.to_device(s);
   s.synchronize();
-  CHECK(b.managed().last_prefetch_location() == std::optional{umsync::managed_location::device(device)});
+  CHECK(b.allocation().last_prefetch_location() == std::optional{umsync::managed_location::device(device)});
   b.to_host(s);
   s.synchronize();
-  REQUIRE(b.managed().last_prefetch_location().has_value());
-  CHECK(b.managed().last_prefetch_location()->is_host());
+  REQUIRE(b.allocation().last_prefetch_location().has_value());
+  CHECK(b.allocation().last_prefetch_location()->is_host());
 }
 
 TEST_CASE("device_only: device memory and pinned staging are separate; moves are copies")

@@ -1,4 +1,4 @@
-// GPU tests of umsync/sync/stream_mem_ops.hpp. Every wait is guarded by a host watchdog: a stream
+// GPU tests of umsync/stream_mem_ops.hpp. Every wait is guarded by a host watchdog: a stream
 // that does not go on within 10 s fails the test (and, where the word is device memory, is
 // released by writing the word from outside, so the suite goes on); one raw-CUDA probe of these
 // calls hung once.
@@ -7,7 +7,7 @@
 #include "support/sync_kernels.cuh"
 
 #include <umsync/stream.hpp>
-#include <umsync/sync/stream_mem_ops.hpp>
+#include <umsync/stream_mem_ops.hpp>
 
 #include <cuda/atomic>
 

@@ -21,6 +21,22 @@
 
 UMSYNC_NAMESPACE_BEGIN
 
+/// The base of every exception umsync throws: `catch (umsync::error const&)` catches them all.
+/// Each also derives from the standard exception that fits (std::runtime_error for failures of
+/// the device or a library, std::logic_error for bugs in the calling program, std::bad_alloc
+/// for allocations), so code that catches standard types keeps working. Every message starts
+/// with exactly one "umsync: ".
+class error {
+ public:
+  virtual ~error() = default;
+  [[nodiscard]] virtual char const* what() const noexcept = 0;
+
+ protected:
+  error() = default;
+  error(error const&) = default;
+  error& operator=(error const&) = default;
+};
+
 namespace detail {
 
 inline std::string describe_location(std::source_location const& where)
@@ -28,15 +44,33 @@ inline std::string describe_location(std::source_location const& where)
   return std::string(where.file_name()) + ":" + std::to_string(where.line());
 }
 
+/// `text` with exactly one "umsync: " in front, whether or not the caller wrote one.
+inline std::string umsync_message(std::string_view text)
+{
+  constexpr std::string_view prefix = "umsync: ";
+  while (text.starts_with(prefix)) {
+    text.remove_prefix(prefix.size());
+  }
+  return std::string(prefix) + std::string(text);
+}
+
+/// An umsync::error on the standard exception `Standard`, whose what() it reports.
+template <class Standard>
+class standard_error : public Standard, public error {
+ public:
+  explicit standard_error(std::string_view text) : Standard(umsync_message(text)) {}
+  [[nodiscard]] char const* what() const noexcept override { return Standard::what(); }
+};
+
 }  // namespace detail
 
 /// A CUDA runtime (or driver) call failed. Holds the status, its name, the call and the
 /// caller's location, so the message says what failed and where in the user's code.
-class cuda_error : public std::runtime_error {
+class cuda_error : public detail::standard_error<std::runtime_error> {
  public:
   cuda_error(cudaError_t status, std::string_view call,
              std::source_location where = std::source_location::current())
-      : std::runtime_error(make_message(status, call, where)),
+      : standard_error(make_message(status, call, where)),
         status_(status),
         call_(call),
         where_(where)
@@ -53,7 +87,7 @@ class cuda_error : public std::runtime_error {
   static std::string make_message(cudaError_t status, std::string_view call,
                                   std::source_location const& where)
   {
-    return "umsync: " + std::string(call) + " failed with " + cudaGetErrorName(status) + " (" +
+    return std::string(call) + " failed with " + cudaGetErrorName(status) + " (" +
            cudaGetErrorString(status) + ") at " + detail::describe_location(where);
   }
 
@@ -64,16 +98,16 @@ class cuda_error : public std::runtime_error {
 
 /// An allocation could not be satisfied. Says how many bytes were asked for, from what, and
 /// where; `detail` carries what the allocator knows (a pool's reserved and used bytes).
-class bad_alloc : public std::bad_alloc {
+class bad_alloc : public std::bad_alloc, public error {
  public:
   bad_alloc(std::size_t requested_bytes, std::string_view allocator, std::string_view detail = {},
             std::source_location where = std::source_location::current())
       : requested_bytes_(requested_bytes),
         where_(where),
-        message_("umsync: " + std::string(allocator) + " could not allocate " +
-                 std::to_string(requested_bytes) + " bytes" +
-                 (detail.empty() ? std::string() : " (" + std::string(detail) + ")") + " at " +
-                 detail::describe_location(where))
+        message_(detail::umsync_message(std::string(allocator) + " could not allocate " +
+                                        std::to_string(requested_bytes) + " bytes" +
+                                        (detail.empty() ? std::string() : " (" + std::string(detail) + ")") +
+                                        " at " + detail::describe_location(where)))
   {
   }
 
@@ -90,9 +124,28 @@ class bad_alloc : public std::bad_alloc {
 /// A use the types could not rule out but the run-time checks caught: an unordered access
 /// across streams, a moved-from handle, a foreign stream. Derives from std::logic_error:
 /// it is a bug in the calling program, not a failure of the device.
-class usage_error : public std::logic_error {
+class usage_error : public detail::standard_error<std::logic_error> {
  public:
-  explicit usage_error(std::string const& what_happened) : std::logic_error("umsync: " + what_happened) {}
+  explicit usage_error(std::string_view what_happened) : standard_error(what_happened) {}
+};
+
+/// A size or count that cannot be honoured: an allocation whose byte count overflows size_t,
+/// a copy into a destination smaller than its source.
+class length_error : public detail::standard_error<std::length_error> {
+ public:
+  explicit length_error(std::string_view what_happened) : standard_error(what_happened) {}
+};
+
+/// An index or range outside the object it names.
+class out_of_range : public detail::standard_error<std::out_of_range> {
+ public:
+  explicit out_of_range(std::string_view what_happened) : standard_error(what_happened) {}
+};
+
+/// An argument no call could accept: a malformed token, a chunk size of zero.
+class invalid_argument : public detail::standard_error<std::invalid_argument> {
+ public:
+  explicit invalid_argument(std::string_view what_happened) : standard_error(what_happened) {}
 };
 
 /// Two uses of the same memory on different streams with nothing ordering them: the
@@ -142,12 +195,13 @@ inline void check(cudaError_t status, std::string_view call,
   }
 }
 
-/// Called with the failure when a CUDA call inside a destructor fails. Must not throw.
-using destructor_error_handler = void (*)(cuda_error const&) noexcept;
+/// Called with the failure when something inside a destructor fails (a CUDA call, an unordered
+/// free found by the UMSYNC_DEBUG checker). Must not throw.
+using destructor_error_handler = void (*)(error const&) noexcept;
 
 namespace detail {
 
-inline void print_destructor_error(cuda_error const& failure) noexcept
+inline void print_destructor_error(error const& failure) noexcept
 {
   std::fprintf(stderr, "%s (in a destructor; not thrown)\n", failure.what());
 }
@@ -158,7 +212,13 @@ inline std::atomic<destructor_error_handler>& destructor_handler_slot() noexcept
   return slot;
 }
 
-/// For destructors and other noexcept paths: reports a failure instead of throwing.
+/// For destructors and other noexcept paths: hands `failure` to the handler instead of throwing.
+inline void report_in_destructor(error const& failure) noexcept
+{
+  destructor_handler_slot().load()(failure);
+}
+
+/// The same for a failed CUDA call.
 inline void report_in_destructor(cudaError_t status, std::string_view call,
                                  std::source_location where = std::source_location::current()) noexcept
 {
@@ -167,7 +227,7 @@ inline void report_in_destructor(cudaError_t status, std::string_view call,
   }
   static_cast<void>(cudaGetLastError());
   try {
-    destructor_handler_slot().load()(cuda_error(status, call, where));
+    report_in_destructor(cuda_error(status, call, where));
   } catch (...) {
     // Building the message allocates; if that fails there is nothing better to do.
   }

@@ -11,12 +11,12 @@
 
 #include <umsync/config.hpp>
 #include <umsync/detail/debug/ordering_checker.hpp>
+#include <umsync/detail/unique_handle.hpp>
 #include <umsync/error.hpp>
 #include <umsync/stream_view.hpp>
 
 #include <chrono>
 #include <source_location>
-#include <utility>
 
 UMSYNC_NAMESPACE_BEGIN
 
@@ -28,6 +28,14 @@ struct event_options {
 };
 
 namespace detail {
+
+struct destroy_event {
+  void operator()(cudaEvent_t handle) const noexcept
+  {
+    report_in_destructor(cudaEventDestroy(handle), "cudaEventDestroy");
+    debug::note_event_destroyed(handle);
+  }
+};
 
 /// The owning handle both event kinds share; `timing` fixes the flag at the type level.
 template <bool Timing>
@@ -43,44 +51,27 @@ class basic_event {
       // The runtime requires interprocess events to have timing disabled.
       flags |= cudaEventInterprocess | cudaEventDisableTiming;
     }
-    check(cudaEventCreateWithFlags(&handle_, flags), "cudaEventCreateWithFlags", where);
+    cudaEvent_t handle = nullptr;
+    check(cudaEventCreateWithFlags(&handle, flags), "cudaEventCreateWithFlags", where);
+    handle_ = unique_handle<cudaEvent_t, destroy_event>(handle);
   }
-
-  basic_event(basic_event const&) = delete;
-  basic_event& operator=(basic_event const&) = delete;
-  basic_event(basic_event&& other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
-  basic_event& operator=(basic_event&& other) noexcept
-  {
-    if (this != &other) {
-      destroy();
-      handle_ = std::exchange(other.handle_, nullptr);
-    }
-    return *this;
-  }
-  ~basic_event() { destroy(); }
 
   /// The raw handle; throws usage_error on a moved-from event.
-  [[nodiscard]] cudaEvent_t get() const
-  {
-    if (handle_ == nullptr) [[unlikely]] {
-      throw usage_error("use of a moved-from umsync event");
-    }
-    return handle_;
-  }
+  [[nodiscard]] cudaEvent_t get() const { return handle_.get_or_throw("umsync event"); }
 
   /// Captures the work queued on `s` so far; a later wait or synchronize waits for it.
   template <stream_handle Stream>
   void record(Stream const& s, std::source_location where = std::source_location::current())
   {
     check(cudaEventRecord(get(), s.get()), "cudaEventRecord", where);
-    detail::debug::note_record(handle_, s.get());
+    detail::debug::note_record(get(), s.get());
   }
 
   /// Blocks the host until the recorded work is done.
   void synchronize(std::source_location where = std::source_location::current()) const
   {
     check(cudaEventSynchronize(get()), "cudaEventSynchronize", where);
-    detail::debug::note_host_waited_for_event(handle_);
+    detail::debug::note_host_waited_for_event(get());
   }
 
   /// True when the recorded work is done (or nothing was recorded); never blocks.
@@ -96,16 +87,7 @@ class basic_event {
   }
 
  private:
-  void destroy() noexcept
-  {
-    if (handle_ != nullptr) {
-      report_in_destructor(cudaEventDestroy(handle_), "cudaEventDestroy");
-      debug::note_event_destroyed(handle_);
-      handle_ = nullptr;
-    }
-  }
-
-  cudaEvent_t handle_ = nullptr;
+  unique_handle<cudaEvent_t, destroy_event> handle_;
 };
 
 }  // namespace detail

@@ -2,18 +2,17 @@
 //
 //   umsync::launch(s, {.grid = 264, .block = 256}, scale, x, y, 2.0f);
 //
-// Arguments that are umsync buffers or spans become raw pointers for the kernel; one bound to
-// a stream tag other than the launch stream's does not compile. Everything else is passed
-// through unchanged. A failed launch throws cuda_error.
+// Arguments that are memory (memory_range.hpp: umsync's buffers and spans, and any type that
+// answers umsync_memory) become raw pointers for the kernel; memory bound to a stream tag other
+// than the launch stream's does not compile, and neither does pageable host memory, which a
+// kernel cannot read. Everything else is passed through unchanged. A failed launch throws
+// cuda_error.
 #pragma once
 
 #include <umsync/config.hpp>
 #include <umsync/detail/debug/ordering_checker.hpp>
-#include <umsync/detail/stream_binding.hpp>
 #include <umsync/error.hpp>
-#include <umsync/memory/async_pool_buffer.hpp>
-#include <umsync/memory/managed_buffer.hpp>
-#include <umsync/memory/memory_span.hpp>
+#include <umsync/memory/memory_range.hpp>
 #include <umsync/stream_view.hpp>
 
 #include <cstddef>
@@ -35,32 +34,22 @@ struct launch_config {
 
 namespace detail {
 
-/// Owning buffers a kernel can reach: pool memory (bound to a stream tag) and managed memory.
-template <class T>
-struct is_device_buffer : std::false_type {};
-template <class T, class Tag>
-struct is_device_buffer<async_pool_buffer<T, Tag>> : std::true_type {};
-template <class T>
-struct is_device_buffer<managed_buffer<T>> : std::true_type {};
-template <class T>
-struct is_span : std::false_type {};
-template <class T, memory_kind Kind, class Tag>
-struct is_span<memory_span<T, Kind, Tag>> : std::true_type {};
-
 /// What the kernel receives for `argument` on a stream tagged `StreamTag`. Memory passed
 /// as writable counts as written, as read-only (const buffer, span of const) as read.
 template <class StreamTag, class Argument>
 decltype(auto) kernel_argument(Argument&& argument, cudaStream_t stream, std::source_location const& where)
 {
-  using plain = std::remove_cvref_t<Argument>;
-  if constexpr (is_device_buffer<plain>::value || is_span<plain>::value) {
-    static_assert(usable_on_stream<bound_tag_t<plain>, StreamTag>,
+  if constexpr (memory_range<std::remove_reference_t<Argument>>) {
+    auto const memory = memory_of(argument);
+    using span = decltype(memory);
+    static_assert(span::kind != memory_kind::pageable_host,
+                  "umsync: a kernel cannot read pageable host memory; use pinned, managed or device memory");
+    static_assert(usable_on_stream<typename span::bound_tag_type, StreamTag>,
                   "umsync: memory bound to one stream is used on another stream; cross with "
                   "umsync::stream_dependency::transfer (an event edge) first");
-    auto* const pointer = argument.data();
-    constexpr bool read_only = std::is_const_v<std::remove_pointer_t<decltype(pointer)>>;
-    debug::note_access(pointer, stream, read_only ? debug::access::read : debug::access::write, where);
-    return pointer;
+    constexpr bool read_only = std::is_const_v<typename span::element_type>;
+    debug::note_access(memory.data(), stream, read_only ? debug::access::read : debug::access::write, where);
+    return memory.data();
   } else {
     return std::forward<Argument>(argument);
   }

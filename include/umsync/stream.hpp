@@ -10,16 +10,16 @@
 #pragma once
 
 #include <umsync/config.hpp>
+#include <umsync/detail/debug/ordering_checker.hpp>
 #include <umsync/detail/dependent_false.hpp>
+#include <umsync/detail/unique_handle.hpp>
 #include <umsync/error.hpp>
 #include <umsync/stream_view.hpp>
 
 #include <concepts>
 #include <cstddef>
 #include <source_location>
-#include <stdexcept>
 #include <string>
-#include <utility>
 
 UMSYNC_NAMESPACE_BEGIN
 
@@ -44,6 +44,18 @@ struct stream_priority_range {
   return range;
 }
 
+namespace detail {
+
+struct destroy_stream {
+  void operator()(cudaStream_t handle) const noexcept
+  {
+    report_in_destructor(cudaStreamDestroy(handle), "cudaStreamDestroy");
+    debug::note_stream_destroyed(handle);
+  }
+};
+
+}  // namespace detail
+
 template <class Tag = untagged>
 class stream {
  public:
@@ -55,12 +67,14 @@ class stream {
   {
     auto const range = stream_priorities(where);
     if (!range.contains(options.priority)) {
-      throw std::out_of_range("umsync: stream priority " + std::to_string(options.priority) +
+      throw out_of_range("stream priority " + std::to_string(options.priority) +
                               " is outside the device's range [" + std::to_string(range.greatest) + ", " +
                               std::to_string(range.least) + "] (lower is more urgent)");
     }
     unsigned const flags = options.non_blocking ? cudaStreamNonBlocking : cudaStreamDefault;
-    check(cudaStreamCreateWithPriority(&handle_, flags, options.priority), "cudaStreamCreateWithPriority", where);
+    cudaStream_t handle = nullptr;
+    check(cudaStreamCreateWithPriority(&handle, flags, options.priority), "cudaStreamCreateWithPriority", where);
+    handle_ = decltype(handle_)(handle);
   }
 
   template <std::integral Zero>
@@ -76,28 +90,9 @@ class stream {
                                                  "default stream is an explicit choice: umsync::legacy_default_stream()");
   }
 
-  stream(stream const&) = delete;
-  stream& operator=(stream const&) = delete;
-  stream(stream&& other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
-  stream& operator=(stream&& other) noexcept
-  {
-    if (this != &other) {
-      destroy();
-      handle_ = std::exchange(other.handle_, nullptr);
-    }
-    return *this;
-  }
-  ~stream() { destroy(); }
-
   /// The raw handle. Throws usage_error on a moved-from stream: a null handle would mean
   /// the legacy default stream, the silent mistake this type exists to prevent.
-  [[nodiscard]] cudaStream_t get() const
-  {
-    if (handle_ == nullptr) [[unlikely]] {
-      throw usage_error("use of a moved-from umsync::stream");
-    }
-    return handle_;
-  }
+  [[nodiscard]] cudaStream_t get() const { return handle_.get_or_throw("umsync::stream"); }
 
   [[nodiscard]] stream_view<Tag> view() const& { return stream_view<Tag>{get()}; }
   stream_view<Tag> view() const&& = delete;  // a view of a temporary would dangle
@@ -121,16 +116,7 @@ class stream {
   }
 
  private:
-  void destroy() noexcept
-  {
-    if (handle_ != nullptr) {
-      detail::report_in_destructor(cudaStreamDestroy(handle_), "cudaStreamDestroy");
-      detail::debug::note_stream_destroyed(handle_);
-      handle_ = nullptr;
-    }
-  }
-
-  cudaStream_t handle_ = nullptr;
+  detail::unique_handle<cudaStream_t, detail::destroy_stream> handle_;
 };
 
 UMSYNC_NAMESPACE_END

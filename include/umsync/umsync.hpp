@@ -1,25 +1,34 @@
-// umsync/umsync.hpp: everything public in umsync.
+// umsync/umsync.hpp: everything public in umsync's host API. Device-side headers (umsync/sync/),
+// NCCL (umsync/nccl/) and CUPTI telemetry (umsync/telemetry/) are included on their own.
 #pragma once
 
+#include <umsync/capture/capture_error.hpp>
+#include <umsync/capture/capture_mode.hpp>
+#include <umsync/capture/capture_status.hpp>
+#include <umsync/capture/capturing_stream.hpp>
+#include <umsync/capture/non_capturing_stream.hpp>
 #include <umsync/config.hpp>
 #include <umsync/cuda_tool.hpp>
-#include <umsync/deferred_edge.hpp>
-#include <umsync/dependency.hpp>
 #include <umsync/device.hpp>
 #include <umsync/error.hpp>
 #include <umsync/event.hpp>
-#include <umsync/graph/capture.hpp>
+#include <umsync/graph/capture_scope.hpp>
+#include <umsync/graph/graph.hpp>
+#include <umsync/graph/graph_exec.hpp>
+#include <umsync/graph/graph_memory.hpp>
 #include <umsync/launch.hpp>
 #include <umsync/memory/async_pool_buffer.hpp>
 #include <umsync/memory/copy.hpp>
 #include <umsync/memory/managed_batch.hpp>
 #include <umsync/memory/managed_buffer.hpp>
 #include <umsync/memory/memory_pool.hpp>
+#include <umsync/memory/memory_range.hpp>
 #include <umsync/memory/memory_span.hpp>
 #include <umsync/memory/pinned_buffer.hpp>
 #include <umsync/memory/pipelined_prefetch.hpp>
 #include <umsync/memory/pool_ipc.hpp>
-#include <umsync/memory/step_memory.hpp>
-#include <umsync/phase_advisor.hpp>
+#include <umsync/memory/step_buffer.hpp>
+#include <umsync/phase/phase_advisor.hpp>
 #include <umsync/stream.hpp>
+#include <umsync/stream_edge.hpp>
 #include <umsync/stream_view.hpp>

@@ -3,6 +3,7 @@
 // expect-error: umsync: async copy from a temporary buffer: it would be freed before the copy runs
 #include <umsync/stream.hpp>
 #include <umsync/memory/copy.hpp>
+#include <umsync/memory/pinned_buffer.hpp>
 
 umsync::pinned_buffer<float> make_host() { return umsync::pinned_buffer<float>(32); }
 

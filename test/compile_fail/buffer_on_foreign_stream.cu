@@ -1,7 +1,7 @@
 // Rule 1: a buffer bound to stream tag A cannot be used in a launch on stream tag B; the way
 // across is stream_dependency::transfer (event record on A, wait on B).
 // expect-error: umsync: memory bound to one stream is used on another stream; cross with umsync::stream_dependency::transfer (an event edge) first
-#include <umsync/dependency.hpp>
+#include <umsync/stream_edge.hpp>
 #include <umsync/launch.hpp>
 
 struct producer {};

@@ -1,6 +1,9 @@
 // Rule: the graph end() returns is the capture's result; dropping it discards the captured work.
 // expect-error: umsync: end() returns the captured graph; dropping it discards the captured work
-#include <umsync/graph/capture.hpp>
+#include <umsync/capture/capture_status.hpp>
+#include <umsync/graph/capture_scope.hpp>
+#include <umsync/graph/graph_exec.hpp>
+#include <umsync/graph/graph_memory.hpp>
 
 struct compute {};
 

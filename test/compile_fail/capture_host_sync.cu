@@ -1,7 +1,10 @@
 // Rule: no host synchronization on a capturing stream. Captured work has not run, so there is
 // nothing to wait for, and cudaStreamSynchronize would invalidate the capture. Launch, then wait.
 // expect-error: umsync: host synchronization on a capturing stream: captured work does not run until the graph is launched, and cudaStreamSynchronize would invalidate the capture; launch the graph_exec, then synchronize
-#include <umsync/graph/capture.hpp>
+#include <umsync/capture/capture_status.hpp>
+#include <umsync/graph/capture_scope.hpp>
+#include <umsync/graph/graph_exec.hpp>
+#include <umsync/graph/graph_memory.hpp>
 #include <umsync/launch.hpp>
 
 struct compute {};

@@ -1,20 +1,19 @@
 // Rule: no prefetch on a capturing stream. cudaMemPrefetchAsync cannot be captured, and the
 // failed call would invalidate the whole capture; prefetch before the capture begins.
 // expect-error: umsync: prefetch on a capturing stream: cudaMemPrefetchAsync cannot be captured and would invalidate the capture; prefetch before the capture begins or after capture_scope::end()
-#include <umsync/graph/capture.hpp>
-
-#include <cstddef>
+#include <umsync/graph/capture_scope.hpp>
+#include <umsync/memory/managed_buffer.hpp>
 
 struct compute {};
 
-umsync::graph step(umsync::stream<compute> const& s, float const* managed, std::size_t bytes)
+umsync::graph step(umsync::stream<compute> const& s, umsync::managed_span<float const> managed)
 {
 #if defined(UMSYNC_CF_CONTROL)
-  umsync::prefetch_to_device(managed, bytes, 0, s);
+  umsync::prefetch(managed, umsync::managed_location::device(0), s);
   umsync::capture_scope scope(s);
 #else
   umsync::capture_scope scope(s);
-  umsync::prefetch_to_device(managed, bytes, 0, scope.stream());
+  umsync::prefetch(managed, umsync::managed_location::device(0), scope.stream());
 #endif
   return scope.end();
 }

@@ -4,7 +4,10 @@
 // memory node. umsync has no cudaMalloc buffer yet, so a test-only allocator states the rule
 // the way such a buffer will (forbid_in_capture<capture_unsafe::synchronous_allocation>).
 // expect-error: umsync: cudaMalloc-style allocation on a capturing stream: it is not stream-ordered, is not captured and would invalidate the capture; allocate with async_pool_buffer (a graph memory node) or before the capture begins
-#include <umsync/graph/capture.hpp>
+#include <umsync/capture/capture_status.hpp>
+#include <umsync/graph/capture_scope.hpp>
+#include <umsync/graph/graph_exec.hpp>
+#include <umsync/graph/graph_memory.hpp>
 #include <umsync/memory/async_pool_buffer.hpp>
 
 #include <cstddef>
@@ -16,7 +19,7 @@ template <umsync::stream_handle Stream>
 float* test_only_cuda_malloc_for(Stream const& stream, std::size_t count)
 {
   umsync::forbid_in_capture<umsync::capture_unsafe::synchronous_allocation, Stream>();
-  umsync::check_unsafe_calls_allowed("cudaMalloc");
+  umsync::check_not_capturing("cudaMalloc");
   static_cast<void>(stream);
   void* memory = nullptr;
   UMSYNC_CUDA_CHECK(cudaMalloc(&memory, count * sizeof(float)));

@@ -1,6 +1,6 @@
 // Rule 2: dropping a transfer's result is an error (it would free the buffer at once).
 // expect-error: umsync: dropping a transfer's result frees the buffer; keep the returned buffer
-#include <umsync/dependency.hpp>
+#include <umsync/stream_edge.hpp>
 
 struct producer {};
 struct consumer {};

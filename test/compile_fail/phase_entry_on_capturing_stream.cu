@@ -1,8 +1,11 @@
 // Rule: no phase change on a capturing stream. Entering a phase advises and prefetches,
 // which cannot be captured and would invalidate the capture; enter the phase first.
 // expect-error: umsync: a phase change on a capturing stream: its advice and prefetch cannot be captured and would invalidate the capture; enter phases before the capture begins or after capture_scope::end()
-#include <umsync/graph/capture.hpp>
-#include <umsync/phase_advisor.hpp>
+#include <umsync/capture/capture_status.hpp>
+#include <umsync/graph/capture_scope.hpp>
+#include <umsync/graph/graph_exec.hpp>
+#include <umsync/graph/graph_memory.hpp>
+#include <umsync/phase/phase_advisor.hpp>
 
 struct compute {};
 struct forward {};

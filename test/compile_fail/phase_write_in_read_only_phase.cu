@@ -2,7 +2,7 @@
 // phase reads the weights (read-mostly advice is in force), so asking for a writable view of
 // them does not compile: a write to read-mostly pages collapses every copy.
 // expect-error: umsync: a write to a buffer that the phase declared read-only; declare device_read_write or host_read_write for it in this phase
-#include <umsync/phase_advisor.hpp>
+#include <umsync/phase/phase_advisor.hpp>
 #include <umsync/stream.hpp>
 
 struct forward {};

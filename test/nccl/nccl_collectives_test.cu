@@ -3,8 +3,9 @@
 // failures of a collective. One GPU: a one-rank communicator (the sum of one rank is its
 // input). Two or more: every visible GPU, one thread driving all of them through a group.
 #include "nccl/nccl_support.hpp"
+#include "support/user_memory.hpp"
 
-#include <umsync/dependency.hpp>
+#include <umsync/stream_edge.hpp>
 #include <umsync/launch.hpp>
 #include <umsync/memory/async_pool_buffer.hpp>
 #include <umsync/memory/memory_pool.hpp>
@@ -121,6 +122,29 @@ TEST_CASE("one-rank all-reduce sum of random data gives the input, in place and 
     UMSYNC_CUDA_CHECK(cudaMemcpyAsync(back.data(), as_float.data(), n * sizeof(float), cudaMemcpyDeviceToHost, ns.get()));
     ns.synchronize();
     CHECK(std::memcmp(back.data(), floats.data(), n * sizeof(float)) == 0);
+    comms[0].check_async_error();
+  }
+}
+
+TEST_CASE("a user's own device memory type (umsync_memory, support/user_memory.hpp) is reduced like a bucket")
+{
+  umsync_nccl_test::warm_up_nccl();
+  umsync_test::memory_baseline const baseline;
+  auto rng = umsync_test::make_rng();
+  std::size_t const n = (std::size_t{1} << 16) + rng() % 1000;
+  auto const input = umsync_test::random_words(rng, n);
+  int const devices[] = {umsync::current_device()};
+  {
+    auto comms = umsync::nccl::communicator::init_all(devices);
+    umsync::stream<comm> const ns;
+    umsync::async_pool_buffer<u32, comm> send_memory(n, ns);
+    umsync::async_pool_buffer<u32, comm> receive_memory(n, ns);
+    userlib::stream_array<u32, comm> const send{send_memory.data(), n};
+    userlib::device_array<u32> receive{receive_memory.data(), n};
+    UMSYNC_CUDA_CHECK(cudaMemcpyAsync(send.pointer, input.data(), n * sizeof(u32), cudaMemcpyHostToDevice, ns.get()));
+    UMSYNC_CUDA_CHECK(cudaMemsetAsync(receive.pointer, 0xA5, n * sizeof(u32), ns.get()));  // poison
+    umsync::nccl::all_reduce(send, receive, umsync::nccl::reduction::sum, comms[0], ns);
+    CHECK(count_differences(copy_back(receive.pointer, n, ns.get()), input) == 0);
     comms[0].check_async_error();
   }
 }

@@ -6,7 +6,10 @@
 #include "support/kernels.cuh"
 
 #include <umsync/device.hpp>
-#include <umsync/graph/capture.hpp>
+#include <umsync/capture/capture_status.hpp>
+#include <umsync/graph/capture_scope.hpp>
+#include <umsync/graph/graph_exec.hpp>
+#include <umsync/graph/graph_memory.hpp>
 #include <umsync/launch.hpp>
 #include <umsync/memory/async_pool_buffer.hpp>
 #include <umsync/stream.hpp>

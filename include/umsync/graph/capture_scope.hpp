@@ -25,8 +25,8 @@
 #include <umsync/config.hpp>
 #include <umsync/error.hpp>
 #include <umsync/event.hpp>
-#include <umsync/graph/capture_mode.hpp>
-#include <umsync/graph/capturing_stream.hpp>
+#include <umsync/capture/capture_mode.hpp>
+#include <umsync/capture/capturing_stream.hpp>
 #include <umsync/graph/graph.hpp>
 #include <umsync/stream.hpp>
 #include <umsync/stream_view.hpp>

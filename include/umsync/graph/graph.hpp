@@ -10,6 +10,7 @@
 #pragma once
 
 #include <umsync/config.hpp>
+#include <umsync/detail/unique_handle.hpp>
 #include <umsync/error.hpp>
 
 #include <algorithm>
@@ -39,27 +40,8 @@ class graph {
   /// Takes ownership of `handle` (e.g. from cudaStreamEndCapture); it is destroyed with this.
   [[nodiscard]] static graph adopt(cudaGraph_t handle) noexcept { return graph(handle); }
 
-  graph(graph const&) = delete;
-  graph& operator=(graph const&) = delete;
-  graph(graph&& other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
-  graph& operator=(graph&& other) noexcept
-  {
-    if (this != &other) {
-      destroy();
-      handle_ = std::exchange(other.handle_, nullptr);
-    }
-    return *this;
-  }
-  ~graph() { destroy(); }
-
   /// The raw handle; throws usage_error on a moved-from graph.
-  [[nodiscard]] cudaGraph_t get() const
-  {
-    if (handle_ == nullptr) [[unlikely]] {
-      throw usage_error("use of a moved-from umsync::graph");
-    }
-    return handle_;
-  }
+  [[nodiscard]] cudaGraph_t get() const { return handle_.get_or_throw("umsync::graph"); }
 
   [[nodiscard]] std::vector<cudaGraphNode_t> nodes(std::source_location where = std::source_location::current()) const
   {
@@ -131,17 +113,16 @@ class graph {
   }
 
  private:
+  struct destroy_graph {
+    void operator()(cudaGraph_t handle) const noexcept
+    {
+      detail::report_in_destructor(cudaGraphDestroy(handle), "cudaGraphDestroy");
+    }
+  };
+
   explicit graph(cudaGraph_t handle) noexcept : handle_(handle) {}
 
-  void destroy() noexcept
-  {
-    if (handle_ != nullptr) {
-      detail::report_in_destructor(cudaGraphDestroy(handle_), "cudaGraphDestroy");
-      handle_ = nullptr;
-    }
-  }
-
-  cudaGraph_t handle_ = nullptr;
+  detail::unique_handle<cudaGraph_t, destroy_graph> handle_;
 };
 
 UMSYNC_NAMESPACE_END

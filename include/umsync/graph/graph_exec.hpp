@@ -16,6 +16,7 @@
 #pragma once
 
 #include <umsync/config.hpp>
+#include <umsync/detail/unique_handle.hpp>
 #include <umsync/error.hpp>
 #include <umsync/graph/graph.hpp>
 #include <umsync/stream_view.hpp>
@@ -95,35 +96,16 @@ class graph_exec {
       flags |= cudaGraphInstantiateFlagUseNodePriority;
     }
     has_memory_nodes_ = description.has_memory_nodes(where);
-    check(cudaGraphInstantiateWithFlags(&handle_, description.get(), flags), "cudaGraphInstantiateWithFlags", where);
+    cudaGraphExec_t handle = nullptr;
+    check(cudaGraphInstantiateWithFlags(&handle, description.get(), flags), "cudaGraphInstantiateWithFlags", where);
+    handle_ = decltype(handle_)(handle);
   }
 
-  graph_exec(graph_exec const&) = delete;
-  graph_exec& operator=(graph_exec const&) = delete;
-  graph_exec(graph_exec&& other) noexcept
-      : handle_(std::exchange(other.handle_, nullptr)), has_memory_nodes_(other.has_memory_nodes_)
-  {
-  }
-  graph_exec& operator=(graph_exec&& other) noexcept
-  {
-    if (this != &other) {
-      destroy();
-      handle_ = std::exchange(other.handle_, nullptr);
-      has_memory_nodes_ = other.has_memory_nodes_;
-    }
-    return *this;
-  }
-  /// Pending launches still complete; the graph's memory goes back to the graph memory cache.
-  ~graph_exec() { destroy(); }
+  // Destroying a graph_exec lets pending launches complete; the graph's memory goes back to the
+  // graph memory cache.
 
   /// The raw handle; throws usage_error on a moved-from graph_exec.
-  [[nodiscard]] cudaGraphExec_t get() const
-  {
-    if (handle_ == nullptr) [[unlikely]] {
-      throw usage_error("use of a moved-from umsync::graph_exec");
-    }
-    return handle_;
-  }
+  [[nodiscard]] cudaGraphExec_t get() const { return handle_.get_or_throw("umsync::graph_exec"); }
 
   /// Runs the whole graph once, ordered after earlier work on `stream` and after the previous
   /// launch of this graph_exec.
@@ -164,15 +146,14 @@ class graph_exec {
   }
 
  private:
-  void destroy() noexcept
-  {
-    if (handle_ != nullptr) {
-      detail::report_in_destructor(cudaGraphExecDestroy(handle_), "cudaGraphExecDestroy");
-      handle_ = nullptr;
+  struct destroy_graph_exec {
+    void operator()(cudaGraphExec_t handle) const noexcept
+    {
+      detail::report_in_destructor(cudaGraphExecDestroy(handle), "cudaGraphExecDestroy");
     }
-  }
+  };
 
-  cudaGraphExec_t handle_ = nullptr;
+  detail::unique_handle<cudaGraphExec_t, destroy_graph_exec> handle_;
   bool has_memory_nodes_ = false;
 };
 

@@ -6,35 +6,63 @@
 //   umsync::launch(s, cfg, kernel, x, y);                         // fine: same tag
 //
 // The buffer is bound to its stream's tag: using it on a stream with another tag does not
-// compile, and the only way across is umsync::stream_dependency::transfer, which orders the
-// streams with an event and rebinds the buffer. It is freed (cudaFreeAsync) on the stream it
+// compile, and the only way across is a stream_edge's transfer (stream_edge.hpp), which orders
+// the streams with an event and rebinds the buffer. It is freed (cudaFreeAsync) on the stream it
 // is bound to when destroyed, so the free is ordered after the work that used it there.
 #pragma once
 
 #include <umsync/config.hpp>
+#include <umsync/detail/allocate.hpp>
 #include <umsync/detail/debug/ordering_checker.hpp>
 #include <umsync/detail/dependent_false.hpp>
+#include <umsync/detail/unique_handle.hpp>
 #include <umsync/error.hpp>
 #include <umsync/memory/memory_pool.hpp>
 #include <umsync/memory/memory_span.hpp>
 #include <umsync/stream_view.hpp>
 
 #include <cstddef>
-#include <cstdio>
-#include <limits>
 #include <optional>
 #include <source_location>
-#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
 
 UMSYNC_NAMESPACE_BEGIN
 
-template <class From, class To>
-class stream_dependency;
-template <class From, class To>
-class deferred_edge;
+enum class edge_timing;
+template <class From, class To, edge_timing Timing>
+class stream_edge;
+
+/// The permission to rebind a buffer to another stream. Only a stream_edge can make one, right
+/// after it has ordered the two streams, so rebinding without an edge does not compile.
+class rebind_key {
+  template <class, class, edge_timing>
+  friend class stream_edge;
+  rebind_key() = default;
+};
+
+namespace detail {
+
+/// Frees pool memory on the stream it is bound to (cudaFreeAsync), after telling the
+/// UMSYNC_DEBUG checker, whose finding goes to the destructor handler: a free cannot throw.
+struct free_on_stream {
+  cudaStream_t stream = nullptr;
+  template <class T>
+  void operator()(owned_elements<T> const& memory) const noexcept
+  {
+    try {
+      debug::note_access(memory.data, stream, debug::access::free, std::source_location::current());
+    } catch (error const& unordered) {
+      report_in_destructor(unordered);
+    } catch (...) {
+      report_in_destructor(cudaErrorUnknown, "the ordering checker, at a free");
+    }
+    report_in_destructor(cudaFreeAsync(memory.data, stream), "cudaFreeAsync");
+  }
+};
+
+}  // namespace detail
 
 template <class T, class Tag = untagged>
 class async_pool_buffer {
@@ -63,11 +91,11 @@ class async_pool_buffer {
   /// A deep copy of `other` on `stream`, which names where the copy is ordered.
   async_pool_buffer(async_pool_buffer const& other, stream_view<Tag> stream,
                     std::source_location where = std::source_location::current())
-      : async_pool_buffer(other.size_, stream, where)
+      : async_pool_buffer(other.size(), stream, where)
   {
-    if (size_ != 0) {
-      detail::debug::note_access(other.data_, stream_.get(), detail::debug::access::read, where);
-      check(cudaMemcpyAsync(data_, other.data_, size_bytes(), cudaMemcpyDeviceToDevice, stream_),
+    if (!empty()) {
+      detail::debug::note_access(other.data(), stream.get(), detail::debug::access::read, where);
+      check(cudaMemcpyAsync(data(), other.data(), size_bytes(), cudaMemcpyDeviceToDevice, stream.get()),
             "cudaMemcpyAsync (async_pool_buffer deep copy)", where);
     }
   }
@@ -77,85 +105,66 @@ class async_pool_buffer {
   /// fails with this message; the body is instantiated, and rejected, only where a copy is
   /// attempted. (std::is_copy_constructible therefore reports true.)
   async_pool_buffer(async_pool_buffer const& other)  // NOLINT: exists to reject copies with a message
-      : stream_(other.stream_)
   {
+    static_cast<void>(other);
     static_assert(detail::dependent_false<T>,
                   "umsync: buffers are move-only; a deep copy names its stream: async_pool_buffer(other, stream)");
   }
   async_pool_buffer& operator=(async_pool_buffer const&) = delete;
+  async_pool_buffer(async_pool_buffer&&) noexcept = default;
+  async_pool_buffer& operator=(async_pool_buffer&&) noexcept = default;
+  ~async_pool_buffer() = default;
 
-  async_pool_buffer(async_pool_buffer&& other) noexcept
-      : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)), stream_(other.stream_)
+  /// Takes over `other`'s memory, now bound to `stream`: a stream_edge's transfer, which has
+  /// ordered `stream` after `other`'s stream (the key proves it).
+  template <class OtherTag>
+  async_pool_buffer(rebind_key key, async_pool_buffer<T, OtherTag>&& other, stream_view<Tag> stream) noexcept
+      : memory_(std::move(other).release_memory(key), detail::free_on_stream{stream.get()})
   {
   }
-  async_pool_buffer& operator=(async_pool_buffer&& other) noexcept
-  {
-    if (this != &other) {
-      release();
-      data_ = std::exchange(other.data_, nullptr);
-      size_ = std::exchange(other.size_, 0);
-      stream_ = other.stream_;
-    }
-    return *this;
-  }
-  ~async_pool_buffer() { release(); }
 
-  [[nodiscard]] T* data() noexcept { return data_; }
-  [[nodiscard]] T const* data() const noexcept { return data_; }
-  [[nodiscard]] std::size_t size() const noexcept { return size_; }
-  [[nodiscard]] std::size_t size_bytes() const noexcept { return size_ * sizeof(T); }
-  [[nodiscard]] bool empty() const noexcept { return size_ == 0; }
+  /// Gives up the memory without freeing it (for a stream_edge's transfer).
+  [[nodiscard]] detail::owned_elements<T> release_memory(rebind_key) && noexcept { return memory_.release(); }
+
+  [[nodiscard]] T* data() noexcept { return memory_.get().data; }
+  [[nodiscard]] T const* data() const noexcept { return memory_.get().data; }
+  [[nodiscard]] std::size_t size() const noexcept { return memory_.get().size; }
+  [[nodiscard]] std::size_t size_bytes() const noexcept { return size() * sizeof(T); }
+  [[nodiscard]] bool empty() const noexcept { return memory_.empty(); }
   /// The stream the buffer is bound to: where it is freed.
-  [[nodiscard]] stream_view<Tag> stream() const noexcept { return stream_; }
+  [[nodiscard]] stream_view<Tag> stream() const noexcept { return stream_view<Tag>{memory_.releaser().stream}; }
 
-  [[nodiscard]] device_span<T, Tag> span() noexcept { return device_span<T, Tag>::adopt(data_, size_); }
+  [[nodiscard]] device_span<T, Tag> span() noexcept { return device_span<T, Tag>::adopt(data(), size()); }
   [[nodiscard]] device_span<T const, Tag> span() const noexcept
   {
-    return device_span<T const, Tag>::adopt(data_, size_);
+    return device_span<T const, Tag>::adopt(data(), size());
   }
+
+  /// The memory protocol (memory_range.hpp): device memory bound to `Tag`.
+  friend device_span<T, Tag> umsync_memory(async_pool_buffer& buffer) noexcept { return buffer.span(); }
+  friend device_span<T const, Tag> umsync_memory(async_pool_buffer const& buffer) noexcept { return buffer.span(); }
 
  private:
-  template <class, class>
-  friend class stream_dependency;
-  template <class, class>
-  friend class deferred_edge;
-  template <class, class>
-  friend class async_pool_buffer;
-
   async_pool_buffer(std::size_t count, stream_view<Tag> stream, std::optional<memory_pool_ref> pool,
                     std::source_location const& where)
-      : size_(count), stream_(stream)
+      : memory_(detail::allocate_elements<T>(
+                    count, "async_pool_buffer", pool ? "cudaMallocFromPoolAsync" : "cudaMallocAsync",
+                    [&](void** memory, std::size_t bytes) {
+                      return pool ? cudaMallocFromPoolAsync(memory, bytes, pool->get(), stream.get())
+                                  : cudaMallocAsync(memory, bytes, stream.get());
+                    },
+                    where, [&] { return describe_pool(pool); }),
+                detail::free_on_stream{stream.get()})
   {
-    if (count > std::numeric_limits<std::size_t>::max() / sizeof(T)) {
-      throw std::length_error("umsync: async_pool_buffer of " + std::to_string(count) + " elements of " +
-                              std::to_string(sizeof(T)) + " bytes overflows size_t");
+    if (!empty()) {
+      detail::debug::note_access(data(), stream.get(), detail::debug::access::write, where);
     }
-    if (count == 0) {
-      return;
-    }
-    void* memory = nullptr;
-    cudaError_t const status = pool ? cudaMallocFromPoolAsync(&memory, size_bytes(), pool->get(), stream_)
-                                    : cudaMallocAsync(&memory, size_bytes(), stream_);
-    if (status == cudaErrorMemoryAllocation) {
-      static_cast<void>(cudaGetLastError());
-      throw bad_alloc(size_bytes(), pool ? "cudaMallocFromPoolAsync" : "cudaMallocAsync", describe_pool(pool), where);
-    }
-    check(status, pool ? "cudaMallocFromPoolAsync" : "cudaMallocAsync", where);
-    data_ = static_cast<T*>(memory);
-    detail::debug::note_access(data_, stream_.get(), detail::debug::access::write, where);
-  }
-
-  /// Takes over memory that `other` allocated, now bound to `stream` (a transfer).
-  template <class OtherTag>
-  async_pool_buffer(async_pool_buffer<T, OtherTag>&& other, stream_view<Tag> stream) noexcept
-      : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)), stream_(stream)
-  {
   }
 
   static std::string describe_pool(std::optional<memory_pool_ref> const& pool)
   {
-    memory_pool_ref const ref = pool ? *pool : memory_pool_ref::device_default(current_device());
     try {
+      memory_pool_ref const ref = pool ? *pool : memory_pool_ref::device_default(current_device());
       return "pool reserved " + std::to_string(ref.reserved_bytes()) + " B, used " + std::to_string(ref.used_bytes()) +
              " B";
     } catch (cuda_error const&) {
@@ -163,24 +172,7 @@ class async_pool_buffer {
     }
   }
 
-  void release() noexcept
-  {
-    if (data_ != nullptr) {
-      try {
-        detail::debug::note_access(data_, stream_.get(), detail::debug::access::free, std::source_location::current());
-      } catch (ordering_error const& e) {
-        // A destructor cannot throw: report the unordered free, then free as asked.
-        std::fprintf(stderr, "%s (in a destructor; not thrown)\n", e.what());
-      }
-      detail::report_in_destructor(cudaFreeAsync(data_, stream_), "cudaFreeAsync");
-      data_ = nullptr;
-      size_ = 0;
-    }
-  }
-
-  T* data_ = nullptr;
-  std::size_t size_ = 0;
-  stream_view<Tag> stream_;
+  detail::unique_handle<detail::owned_elements<T>, detail::free_on_stream> memory_;
 };
 
 UMSYNC_NAMESPACE_END

@@ -5,20 +5,18 @@
 //
 // cudaMemcpyAsync with a pageable host pointer silently becomes a synchronous copy staged
 // through a driver buffer: the host stalls and no overlap happens. So async copies accept
-// only memory whose kind is known (umsync buffers, memory_span); pageable memory has its own,
-// differently named, blocking call.
+// only memory whose kind is known to be device, pinned or managed (memory_range.hpp: umsync's
+// buffers and spans, and any type that answers umsync_memory); pageable memory (a
+// std::vector, a pageable_span) has its own, differently named, blocking call.
 #pragma once
 
 #include <umsync/config.hpp>
 #include <umsync/detail/debug/ordering_checker.hpp>
 #include <umsync/detail/dependent_false.hpp>
-#include <umsync/detail/stream_binding.hpp>
 #include <umsync/error.hpp>
-#include <umsync/graph/non_capturing_stream.hpp>
-#include <umsync/memory/async_pool_buffer.hpp>
-#include <umsync/memory/managed_buffer.hpp>
+#include <umsync/capture/non_capturing_stream.hpp>
+#include <umsync/memory/memory_range.hpp>
 #include <umsync/memory/memory_span.hpp>
-#include <umsync/memory/pinned_buffer.hpp>
 #include <umsync/stream_view.hpp>
 
 #include <cstddef>
@@ -32,40 +30,30 @@
 UMSYNC_NAMESPACE_BEGIN
 namespace detail {
 
-template <class T>
-struct is_memory_span : std::false_type {};
-template <class T, memory_kind Kind, class Tag>
-struct is_memory_span<memory_span<T, Kind, Tag>> : std::true_type {};
+/// Memory an async copy can name: a memory_range whose kind is not pageable host memory.
+template <class M>
+concept async_copy_operand =
+    memory_range<std::remove_reference_t<M>> && memory_kind_of<std::remove_reference_t<M>> != memory_kind::pageable_host;
 
-template <class T>
-struct is_owning_buffer : std::false_type {};
-template <class T, class Tag>
-struct is_owning_buffer<async_pool_buffer<T, Tag>> : std::true_type {};
-template <class T>
-struct is_owning_buffer<pinned_buffer<T>> : std::true_type {};
-template <class T>
-struct is_owning_buffer<managed_buffer<T>> : std::true_type {};
-
-/// umsync memory a copy can name directly: spans and owning buffers.
-template <class T>
-inline constexpr bool is_copy_operand =
-    is_memory_span<std::remove_cvref_t<T>>::value || is_owning_buffer<std::remove_cvref_t<T>>::value;
-
-/// The memory_span of a copy operand (is_copy_operand).
-template <class Operand>
-constexpr auto async_copy_span(Operand&& operand)
+/// The host side of copy_sync_pageable: pageable memory (a pageable_span or a type that says
+/// pageable), or a contiguous range umsync knows nothing of (std::vector, std::span, an array).
+template <class Host>
+auto pageable_side(Host&& host)
 {
-  if constexpr (is_memory_span<std::remove_cvref_t<Operand>>::value) {
-    return operand;
+  if constexpr (memory_range<std::remove_reference_t<Host>>) {
+    return memory_of(host);
   } else {
-    return operand.span();
+    static_assert(std::ranges::contiguous_range<Host> && std::ranges::sized_range<Host>,
+                  "umsync: the pageable side of a copy must be a contiguous range (std::vector, std::span, array)");
+    using element = std::remove_reference_t<std::ranges::range_reference_t<Host>>;
+    return pageable_span<element>::adopt(std::ranges::data(host), std::ranges::size(host));
   }
 }
 
 template <class Src>
 constexpr void reject_temporary_source()
 {
-  static_assert(!(is_owning_buffer<std::remove_cvref_t<Src>>::value && std::is_rvalue_reference_v<Src&&>),
+  static_assert(!(frees_memory_when_temporary<Src> && std::is_rvalue_reference_v<Src&&>),
                 "umsync: async copy from a temporary buffer: it would be freed before the copy runs");
 }
 
@@ -82,7 +70,7 @@ void copy_spans(DstSpan dst, SrcSpan src, stream_view<StreamTag> stream, std::so
                 "umsync: memory bound to one stream is used on another stream; cross with "
                 "umsync::stream_dependency::transfer (an event edge) first");
   if (dst.size() < src.size()) {
-    throw std::length_error("umsync: copy of " + std::to_string(src.size()) + " elements into " +
+    throw length_error("copy of " + std::to_string(src.size()) + " elements into " +
                             std::to_string(dst.size()));
   }
   if (src.empty()) {
@@ -98,47 +86,38 @@ void copy_spans(DstSpan dst, SrcSpan src, stream_view<StreamTag> stream, std::so
 
 /// Copies all of `src` into the front of `dst`, ordered on `stream`; never blocks the host.
 /// Both sides are device, pinned or managed memory. `dst` smaller than `src` throws
-/// std::length_error.
+/// umsync::length_error (a std::length_error).
 template <class Dst, class Src, stream_handle Stream>
 void copy_async(Dst&& dst, Src&& src, Stream const& stream, std::source_location where = std::source_location::current())
 {
-  if constexpr (!detail::is_copy_operand<Dst> || !detail::is_copy_operand<Src>) {
+  if constexpr (!detail::async_copy_operand<Dst> || !detail::async_copy_operand<Src>) {
     static_assert(detail::dependent_false<Dst, Src>,
                   "umsync: async copies take device, pinned or managed memory (umsync buffers or memory_span); a "
                   "pageable host pointer would make the copy block the host: use umsync::copy_sync_pageable");
   } else {
     detail::reject_temporary_source<Src>();
     using tag = typename Stream::tag_type;
-    detail::copy_spans(detail::async_copy_span(dst), detail::async_copy_span(src), stream_view<tag>{stream.get()},
-                       where);
+    detail::copy_spans(memory_of(dst), memory_of(src), stream_view<tag>{stream.get()}, where);
   }
 }
 
-/// Copies between pageable host memory (a contiguous range: std::vector, std::span, array)
-/// and device, pinned or managed memory, then waits for the copy and everything before it on
-/// `stream`: the host blocks. Exactly one side is the host range.
+/// Copies between pageable host memory (a contiguous range: std::vector, std::span, array, or a
+/// pageable_span) and device, pinned or managed memory, then waits for the copy and everything
+/// before it on `stream`: the host blocks. Exactly one side is the host range.
 template <class Dst, class Src, stream_handle Stream>
 void copy_sync_pageable(Dst&& dst, Src&& src, Stream const& stream,
                         std::source_location where = std::source_location::current())
 {
   forbid_in_capture<capture_unsafe::host_sync, Stream>();  // it synchronizes the stream
   using tag = typename Stream::tag_type;
-  constexpr bool dst_is_host = !detail::is_copy_operand<Dst>;
-  constexpr bool src_is_host = !detail::is_copy_operand<Src>;
+  constexpr bool dst_is_host = !detail::async_copy_operand<Dst>;
+  constexpr bool src_is_host = !detail::async_copy_operand<Src>;
   static_assert(dst_is_host != src_is_host,
                 "umsync: copy_sync_pageable copies between one pageable host range and one umsync buffer or span");
   if constexpr (src_is_host) {
-    static_assert(std::ranges::contiguous_range<Src> && std::ranges::sized_range<Src>,
-                  "umsync: the pageable side of a copy must be a contiguous range (std::vector, std::span, array)");
-    using element = std::remove_reference_t<std::ranges::range_reference_t<Src>>;
-    auto const host = pinned_span<element const>::adopt(std::ranges::data(src), std::ranges::size(src));
-    detail::copy_spans(detail::async_copy_span(dst), host, stream_view<tag>{stream.get()}, where);
+    detail::copy_spans(memory_of(dst), detail::pageable_side(src), stream_view<tag>{stream.get()}, where);
   } else {
-    static_assert(std::ranges::contiguous_range<Dst> && std::ranges::sized_range<Dst>,
-                  "umsync: the pageable side of a copy must be a contiguous range (std::vector, std::span, array)");
-    using element = std::remove_reference_t<std::ranges::range_reference_t<Dst>>;
-    auto const host = pinned_span<element>::adopt(std::ranges::data(dst), std::ranges::size(dst));
-    detail::copy_spans(host, detail::async_copy_span(src), stream_view<tag>{stream.get()}, where);
+    detail::copy_spans(detail::pageable_side(dst), memory_of(src), stream_view<tag>{stream.get()}, where);
   }
   check(cudaStreamSynchronize(stream.get()), "cudaStreamSynchronize (copy_sync_pageable)", where);
 }

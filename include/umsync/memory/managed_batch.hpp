@@ -14,8 +14,8 @@
 #include <umsync/config.hpp>
 #include <umsync/device.hpp>
 #include <umsync/error.hpp>
-#include <umsync/graph/capture_guard.hpp>
-#include <umsync/graph/non_capturing_stream.hpp>
+#include <umsync/capture/capture_status.hpp>
+#include <umsync/capture/non_capturing_stream.hpp>
 #include <umsync/memory/managed_buffer.hpp>
 #include <umsync/memory/memory_span.hpp>
 
@@ -51,20 +51,20 @@ class managed_batch {
     managed_location to = managed_location::host();
   };
 
-  /// Adds all of `memory`, to be placed at `to` by prefetch (discard ignores `to`). Empty
-  /// ranges are left out: the runtime rejects zero sizes.
-  template <class T>
-  managed_batch& add(managed_span<T> memory, managed_location to)
+  /// Adds all of `memory`, managed memory (memory_range.hpp), to be placed at `to` by prefetch
+  /// (discard ignores `to`). Empty ranges are left out: the runtime rejects zero sizes.
+  template <class Memory>
+  managed_batch& add(Memory const& memory, managed_location to)
   {
-    if (!memory.empty()) {
-      entries_.push_back(entry{const_cast<std::remove_const_t<T>*>(memory.data()), memory.size_bytes(), to});
+    detail::require_managed<Memory>();
+    if constexpr (detail::managed_memory<Memory>) {
+      auto const span = memory_of(memory);
+      if (!span.empty()) {
+        using element = std::remove_const_t<typename decltype(span)::element_type>;
+        entries_.push_back(entry{const_cast<element*>(span.data()), span.size_bytes(), to});
+      }
     }
     return *this;
-  }
-  template <class T>
-  managed_batch& add(managed_buffer<T>& memory, managed_location to)
-  {
-    return add(memory.span(), to);
   }
 
   [[nodiscard]] std::size_t size() const noexcept { return entries_.size(); }

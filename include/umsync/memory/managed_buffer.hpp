@@ -14,10 +14,13 @@
 #pragma once
 
 #include <umsync/config.hpp>
+#include <umsync/detail/allocate.hpp>
+#include <umsync/detail/unique_handle.hpp>
 #include <umsync/device.hpp>
 #include <umsync/error.hpp>
-#include <umsync/graph/capture_guard.hpp>
-#include <umsync/graph/non_capturing_stream.hpp>
+#include <umsync/capture/capture_status.hpp>
+#include <umsync/capture/non_capturing_stream.hpp>
+#include <umsync/memory/memory_range.hpp>
 #include <umsync/memory/memory_span.hpp>
 #include <umsync/stream_view.hpp>
 
@@ -127,24 +130,36 @@ void apply_advice(void const* memory, std::size_t bytes, Advice const& given, bo
   if (bytes == 0) {
     return;
   }
-  check_unsafe_calls_allowed("cudaMemAdvise", where);
+  check_not_capturing("cudaMemAdvise", where);
   check(cudaMemAdvise(memory, bytes, set ? Advice::set : Advice::unset, given.location()), "cudaMemAdvise", where);
 }
 
+/// True for memory the protocol (memory_range.hpp) calls managed.
 template <class Memory>
-inline constexpr bool is_managed_memory = false;
-template <class T, class Tag>
-inline constexpr bool is_managed_memory<memory_span<T, memory_kind::managed, Tag>> = true;
-template <class T>
-inline constexpr bool is_managed_memory<managed_buffer<T>> = true;
+concept managed_memory = memory_range<Memory const> && memory_kind_of<Memory const> == memory_kind::managed;
 
 template <class Memory>
 constexpr void require_managed() noexcept
 {
-  static_assert(is_managed_memory<Memory>,
-                "umsync: memory advice applies to managed memory only (managed_buffer or managed_span); device, "
-                "pool and pinned memory never migrate, so there is nothing to advise");
+  static_assert(managed_memory<Memory>,
+                "umsync: memory advice and prefetch apply to managed memory only (managed_buffer, managed_span, or "
+                "a type whose umsync_memory says managed); device, pool and pinned memory never migrate, so there "
+                "is nothing to advise");
 }
+
+/// Releases managed memory: cudaFreeAsync on the stream of a pool allocation, else cudaFree.
+struct free_managed {
+  cudaStream_t pool_stream = nullptr;
+  template <class T>
+  void operator()(owned_elements<T> const& memory) const noexcept
+  {
+    if (pool_stream != nullptr) {
+      report_in_destructor(cudaFreeAsync(memory.data, pool_stream), "cudaFreeAsync (managed pool)");
+    } else {
+      report_in_destructor(cudaFree(memory.data), "cudaFree (managed)");
+    }
+  }
+};
 
 template <class Stream>
 void prefetch_range(void const* memory, std::size_t bytes, managed_location to, Stream const& stream,
@@ -189,14 +204,16 @@ inline std::optional<managed_location> range_location(void const* memory, std::s
 
 }  // namespace detail
 
-/// Gives `given` advice for all of `memory`, a managed_buffer or managed_span (cudaMemAdvise:
-/// applies at once, takes no stream). Any other memory does not compile.
+/// Gives `given` advice for all of `memory`, managed memory (a managed_buffer, a managed_span
+/// or any type whose umsync_memory says managed; cudaMemAdvise: applies at once, takes no
+/// stream). Any other memory does not compile.
 template <class Memory, memory_advice Advice>
 void advise(Memory const& memory, Advice const& given, std::source_location where = std::source_location::current())
 {
   detail::require_managed<Memory>();
-  if constexpr (detail::is_managed_memory<Memory>) {
-    detail::apply_advice(memory.data(), memory.size_bytes(), given, true, where);
+  if constexpr (detail::managed_memory<Memory>) {
+    auto const span = memory_of(memory);
+    detail::apply_advice(span.data(), span.size_bytes(), given, true, where);
   }
 }
 
@@ -205,17 +222,34 @@ template <class Memory, memory_advice Advice>
 void unadvise(Memory const& memory, Advice const& given, std::source_location where = std::source_location::current())
 {
   detail::require_managed<Memory>();
-  if constexpr (detail::is_managed_memory<Memory>) {
-    detail::apply_advice(memory.data(), memory.size_bytes(), given, false, where);
+  if constexpr (detail::managed_memory<Memory>) {
+    auto const span = memory_of(memory);
+    detail::apply_advice(span.data(), span.size_bytes(), given, false, where);
   }
 }
 
-/// Migrates all of `memory` to `to` in stream order (cudaMemPrefetchAsync).
-template <class T, non_capturing_stream Stream>
-void prefetch(managed_span<T> memory, managed_location to, Stream const& stream,
+/// advise(), for managed memory that work on `stream` is about to use: refused at compile time
+/// on a capturing_stream, and at run time (capture_error) on a view of a capturing stream.
+template <stream_handle Stream, class Memory, memory_advice Advice>
+void advise_for(Stream const& stream, Memory const& memory, Advice const& given,
+                std::source_location where = std::source_location::current())
+{
+  forbid_in_capture<capture_unsafe::advise, Stream>();
+  check_not_capturing(stream.get(), "cudaMemAdvise", where);
+  advise(memory, given, where);
+}
+
+/// Migrates all of `memory`, managed memory, to `to` in stream order (cudaMemPrefetchAsync).
+/// Refused on a capturing stream (at compile time for a capturing_stream).
+template <class Memory, stream_handle Stream>
+void prefetch(Memory const& memory, managed_location to, Stream const& stream,
               std::source_location where = std::source_location::current())
 {
-  detail::prefetch_range(memory.data(), memory.size_bytes(), to, stream, where);
+  detail::require_managed<Memory>();
+  if constexpr (detail::managed_memory<Memory>) {
+    auto const span = memory_of(memory);
+    detail::prefetch_range(span.data(), span.size_bytes(), to, stream, where);
+  }
 }
 
 /// `count` elements of managed memory (cudaMallocManaged), freed with cudaFree. Move-only.
@@ -232,22 +266,11 @@ class managed_buffer {
   /// managed_memory_unsupported; an allocation failure throws umsync::bad_alloc.
   explicit managed_buffer(std::size_t count, managed_attach attach = managed_attach::global,
                           std::source_location where = std::source_location::current())
-      : size_(checked_count(count))
+      : memory_(allocate(count, nullptr, where, [&](void** memory, std::size_t bytes) {
+          unsigned const flags = attach == managed_attach::host ? cudaMemAttachHost : cudaMemAttachGlobal;
+          return cudaMallocManaged(memory, bytes, flags);
+        }))
   {
-    int const device = current_device(where);
-    if (!capabilities(device, where).managed_memory) {
-      throw managed_memory_unsupported("managed memory (cudaMallocManaged)", device);
-    }
-    if (count == 0) {
-      return;
-    }
-    check_unsafe_calls_allowed("cudaMallocManaged", where);
-    void* memory = nullptr;
-    unsigned const flags = attach == managed_attach::host ? cudaMemAttachHost : cudaMemAttachGlobal;
-    // Two statements: the order in which function arguments are evaluated is unspecified, so
-    // `memory` must be read only after the call has written it.
-    cudaError_t const status = cudaMallocManaged(&memory, size_bytes(), flags);
-    take_allocation(status, memory, "cudaMallocManaged", where);
   }
 
   /// Allocates in stream order on `stream` from the device's default *managed* pool (CUDA 13:
@@ -255,84 +278,72 @@ class managed_buffer {
   /// the same stream, which must outlive the buffer. Use it only after `stream` reaches it.
   template <non_capturing_stream Stream>
   managed_buffer(std::size_t count, Stream const& stream, std::source_location where = std::source_location::current())
-      : size_(checked_count(count)), pool_stream_(stream.get())
+      : memory_(allocate(count, stream.get(), where, [&](void** memory, std::size_t bytes) {
+          cudaMemPool_t pool = nullptr;
+          cudaMemLocation location{cudaMemLocationTypeDevice, current_device(where)};
+          check(cudaMemGetDefaultMemPool(&pool, &location, cudaMemAllocationTypeManaged),
+                "cudaMemGetDefaultMemPool(cudaMemAllocationTypeManaged)", where);
+          return cudaMallocFromPoolAsync(memory, bytes, pool, stream.get());
+        }))
   {
-    int const device = current_device(where);
-    if (!capabilities(device, where).managed_memory || !capabilities(device, where).memory_pools) {
-      throw managed_memory_unsupported("stream-ordered managed allocation (a managed memory pool)", device);
-    }
-    if (count == 0) {
-      return;
-    }
-    cudaMemPool_t pool = nullptr;
-    cudaMemLocation location{cudaMemLocationTypeDevice, device};
-    check(cudaMemGetDefaultMemPool(&pool, &location, cudaMemAllocationTypeManaged),
-          "cudaMemGetDefaultMemPool(cudaMemAllocationTypeManaged)", where);
-    void* memory = nullptr;
-    cudaError_t const status = cudaMallocFromPoolAsync(&memory, size_bytes(), pool, pool_stream_);
-    take_allocation(status, memory, "cudaMallocFromPoolAsync (default managed pool)", where);
   }
 
   managed_buffer(managed_buffer const&) = delete;
   managed_buffer& operator=(managed_buffer const&) = delete;
-  managed_buffer(managed_buffer&& other) noexcept { take(other); }
-  managed_buffer& operator=(managed_buffer&& other) noexcept
-  {
-    if (this != &other) {
-      release();
-      take(other);
-    }
-    return *this;
-  }
-  ~managed_buffer() { release(); }
+  managed_buffer(managed_buffer&&) noexcept = default;
+  managed_buffer& operator=(managed_buffer&&) noexcept = default;
+  ~managed_buffer() = default;
 
-  [[nodiscard]] T* data() noexcept { return data_; }
-  [[nodiscard]] T const* data() const noexcept { return data_; }
-  [[nodiscard]] std::size_t size() const noexcept { return size_; }
-  [[nodiscard]] std::size_t size_bytes() const noexcept { return size_ * sizeof(T); }
-  [[nodiscard]] bool empty() const noexcept { return size_ == 0; }
+  [[nodiscard]] T* data() noexcept { return memory_.get().data; }
+  [[nodiscard]] T const* data() const noexcept { return memory_.get().data; }
+  [[nodiscard]] std::size_t size() const noexcept { return memory_.get().size; }
+  [[nodiscard]] std::size_t size_bytes() const noexcept { return size() * sizeof(T); }
+  [[nodiscard]] bool empty() const noexcept { return memory_.empty(); }
   /// True when the memory came from the default managed pool (stream-ordered).
-  [[nodiscard]] bool from_pool() const noexcept { return pool_stream_ != nullptr; }
+  [[nodiscard]] bool from_pool() const noexcept { return memory_.releaser().pool_stream != nullptr; }
 
   /// Host access: the caller orders it after device work that touches the buffer.
-  [[nodiscard]] T& operator[](std::size_t i) noexcept { return data_[i]; }
-  [[nodiscard]] T const& operator[](std::size_t i) const noexcept { return data_[i]; }
-  [[nodiscard]] T* begin() noexcept { return data_; }
-  [[nodiscard]] T* end() noexcept { return data_ + size_; }
-  [[nodiscard]] T const* begin() const noexcept { return data_; }
-  [[nodiscard]] T const* end() const noexcept { return data_ + size_; }
+  [[nodiscard]] T& operator[](std::size_t i) noexcept { return data()[i]; }
+  [[nodiscard]] T const& operator[](std::size_t i) const noexcept { return data()[i]; }
+  [[nodiscard]] T* begin() noexcept { return data(); }
+  [[nodiscard]] T* end() noexcept { return data() + size(); }
+  [[nodiscard]] T const* begin() const noexcept { return data(); }
+  [[nodiscard]] T const* end() const noexcept { return data() + size(); }
 
-  [[nodiscard]] managed_span<T> span() noexcept { return managed_span<T>::adopt(data_, size_); }
-  [[nodiscard]] managed_span<T const> span() const noexcept { return managed_span<T const>::adopt(data_, size_); }
+  [[nodiscard]] managed_span<T> span() noexcept { return managed_span<T>::adopt(data(), size()); }
+  [[nodiscard]] managed_span<T const> span() const noexcept { return managed_span<T const>::adopt(data(), size()); }
+
+  /// The memory protocol (memory_range.hpp): managed memory, on any stream.
+  friend managed_span<T> umsync_memory(managed_buffer& buffer) noexcept { return buffer.span(); }
+  friend managed_span<T const> umsync_memory(managed_buffer const& buffer) noexcept { return buffer.span(); }
 
   template <memory_advice Advice>
   void advise(Advice const& given, std::source_location where = std::source_location::current()) const
   {
-    detail::apply_advice(data_, size_bytes(), given, true, where);
+    detail::apply_advice(data(), size_bytes(), given, true, where);
   }
   template <memory_advice Advice>
   void unadvise(Advice const& given, std::source_location where = std::source_location::current()) const
   {
-    detail::apply_advice(data_, size_bytes(), given, false, where);
+    detail::apply_advice(data(), size_bytes(), given, false, where);
   }
 
   /// Migrates the whole buffer to `to`, in order on `stream`.
-  template <non_capturing_stream Stream>
+  template <stream_handle Stream>
   void prefetch(managed_location to, Stream const& stream, std::source_location where = std::source_location::current()) const
   {
-    detail::prefetch_range(data_, size_bytes(), to, stream, where);
+    detail::prefetch_range(data(), size_bytes(), to, stream, where);
   }
   /// Migrates elements [first, first + count) to `to`, in order on `stream`.
-  template <non_capturing_stream Stream>
+  template <stream_handle Stream>
   void prefetch(std::size_t first, std::size_t count, managed_location to, Stream const& stream,
                 std::source_location where = std::source_location::current()) const
   {
-    if (first > size_ || count > size_ - first) {
-      throw std::out_of_range("umsync: prefetch of elements [" + std::to_string(first) + ", " +
-                              std::to_string(first) + " + " + std::to_string(count) + ") of a managed_buffer of " +
-                              std::to_string(size_));
+    if (first > size() || count > size() - first) {
+      throw out_of_range("prefetch of elements [" + std::to_string(first) + ", " + std::to_string(first) + " + " +
+                         std::to_string(count) + ") of a managed_buffer of " + std::to_string(size()));
     }
-    detail::prefetch_range(data_ + first, count * sizeof(T), to, stream, where);
+    detail::prefetch_range(data() + first, count * sizeof(T), to, stream, where);
   }
 
   /// Restricts which work may access the buffer (cudaStreamAttachMemAsync, whole allocation).
@@ -345,25 +356,25 @@ class managed_buffer {
       throw usage_error("cudaStreamAttachMemAsync on a managed_buffer from a memory pool: only cudaMallocManaged "
                         "allocations can be attached");
     }
-    if (data_ == nullptr) {
+    if (empty()) {
       return;
     }
     check_not_capturing(stream.get(), "cudaStreamAttachMemAsync", where);
     constexpr unsigned flags[] = {cudaMemAttachSingle, cudaMemAttachHost, cudaMemAttachGlobal};  // stream_attach order
-    check(cudaStreamAttachMemAsync(stream.get(), data_, 0, flags[static_cast<int>(mode)]), "cudaStreamAttachMemAsync",
+    check(cudaStreamAttachMemAsync(stream.get(), data(), 0, flags[static_cast<int>(mode)]), "cudaStreamAttachMemAsync",
           where);
   }
 
   /// What is in force now (cudaMemRangeGetAttribute). An empty buffer has no advice.
   [[nodiscard]] bool read_mostly(std::source_location where = std::source_location::current()) const
   {
-    return size_ != 0 && detail::range_attribute<int>(data_, size_bytes(), cudaMemRangeAttributeReadMostly, where) != 0;
+    return !empty() && detail::range_attribute<int>(data(), size_bytes(), cudaMemRangeAttributeReadMostly, where) != 0;
   }
   /// The preferred location all pages share, nullopt when none (or they differ).
   [[nodiscard]] std::optional<managed_location> preferred_location(
       std::source_location where = std::source_location::current()) const
   {
-    return detail::range_location(data_, size_bytes(), cudaMemRangeAttributePreferredLocationType,
+    return detail::range_location(data(), size_bytes(), cudaMemRangeAttributePreferredLocationType,
                                   cudaMemRangeAttributePreferredLocationId, where);
   }
   /// Where all pages were last prefetched to, nullopt when never (or not all to one place).
@@ -371,64 +382,47 @@ class managed_buffer {
   [[nodiscard]] std::optional<managed_location> last_prefetch_location(
       std::source_location where = std::source_location::current()) const
   {
-    return detail::range_location(data_, size_bytes(), cudaMemRangeAttributeLastPrefetchLocationType,
+    return detail::range_location(data(), size_bytes(), cudaMemRangeAttributeLastPrefetchLocationType,
                                   cudaMemRangeAttributeLastPrefetchLocationId, where);
   }
   /// True when `device` has accessed-by advice over the whole buffer.
   [[nodiscard]] bool accessed_by(int device, std::source_location where = std::source_location::current()) const
   {
-    if (size_ == 0) {
+    if (empty()) {
       return false;
     }
     int devices[64];  // unused slots read cudaInvalidDeviceId
-    check(cudaMemRangeGetAttribute(devices, sizeof devices, cudaMemRangeAttributeAccessedBy, data_, size_bytes()),
+    check(cudaMemRangeGetAttribute(devices, sizeof devices, cudaMemRangeAttributeAccessedBy, data(), size_bytes()),
           "cudaMemRangeGetAttribute(AccessedBy)", where);
     return std::find(std::begin(devices), std::end(devices), device) != std::end(devices);
   }
 
  private:
-  static std::size_t checked_count(std::size_t count)
+  /// Checks that the device has what the allocation needs (managed memory, and a managed pool
+  /// when `pool_stream` is set), then allocates through the one allocation path.
+  using owned_memory = detail::unique_handle<detail::owned_elements<T>, detail::free_managed>;
+
+  template <class Allocate>
+  static owned_memory allocate(
+      std::size_t count, cudaStream_t pool_stream, std::source_location const& where, Allocate&& allocate_call)
   {
-    if (count > std::numeric_limits<std::size_t>::max() / sizeof(T)) {
-      throw std::length_error("umsync: managed_buffer of " + std::to_string(count) + " elements overflows size_t");
+    int const device = current_device(where);
+    device_capabilities const& device_has = capabilities(device, where);
+    if (!device_has.managed_memory || (pool_stream != nullptr && !device_has.memory_pools)) {
+      throw managed_memory_unsupported(pool_stream != nullptr ? "stream-ordered managed allocation (a managed memory pool)"
+                                                              : "managed memory (cudaMallocManaged)",
+                                       device);
     }
-    return count;
-  }
-
-  void take_allocation(cudaError_t status, void* memory, char const* call, std::source_location const& where)
-  {
-    if (status == cudaErrorMemoryAllocation) {
-      static_cast<void>(cudaGetLastError());
-      throw bad_alloc(size_bytes(), call, {}, where);
+    if (count != 0 && pool_stream == nullptr) {
+      check_not_capturing("cudaMallocManaged", where);
     }
-    check(status, call, where);
-    data_ = static_cast<T*>(memory);
+    char const* const call = pool_stream != nullptr ? "cudaMallocFromPoolAsync (default managed pool)" : "cudaMallocManaged";
+    return owned_memory(
+        detail::allocate_elements<T>(count, "managed_buffer", call, allocate_call, where),
+        detail::free_managed{pool_stream});
   }
 
-  void take(managed_buffer& other) noexcept
-  {
-    data_ = std::exchange(other.data_, nullptr);
-    size_ = std::exchange(other.size_, 0);
-    pool_stream_ = std::exchange(other.pool_stream_, nullptr);
-  }
-
-  void release() noexcept
-  {
-    if (data_ != nullptr) {
-      if (pool_stream_ != nullptr) {
-        detail::report_in_destructor(cudaFreeAsync(data_, pool_stream_), "cudaFreeAsync (managed pool)");
-      } else {
-        detail::report_in_destructor(cudaFree(data_), "cudaFree (managed)");
-      }
-      data_ = nullptr;
-      size_ = 0;
-    }
-    pool_stream_ = nullptr;
-  }
-
-  T* data_ = nullptr;
-  std::size_t size_ = 0;
-  cudaStream_t pool_stream_ = nullptr;  ///< set for pool allocations: where they are freed
+  owned_memory memory_;
 };
 
 UMSYNC_NAMESPACE_END

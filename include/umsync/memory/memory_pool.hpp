@@ -9,6 +9,7 @@
 
 #include <umsync/config.hpp>
 #include <umsync/device.hpp>
+#include <umsync/detail/unique_handle.hpp>
 #include <umsync/error.hpp>
 
 #include <cstddef>
@@ -138,6 +139,23 @@ struct memory_pool_options {
   memory_pool_ref::reuse_policy reuse = {};
 };
 
+namespace detail {
+
+/// Destroys an owned pool; `imported` pools own no memory of their own and refuse trimming.
+struct destroy_pool {
+  bool imported = false;
+  void operator()(cudaMemPool_t handle) const noexcept
+  {
+    // Give unused reserved memory back now; cudaMemPoolDestroy alone may defer the release.
+    if (!imported) {
+      report_in_destructor(cudaMemPoolTrimTo(handle, 0), "cudaMemPoolTrimTo");
+    }
+    report_in_destructor(cudaMemPoolDestroy(handle), "cudaMemPoolDestroy");
+  }
+};
+
+}  // namespace detail
+
 /// An owning pool on one device. Move-only; destroying it while allocations from it are
 /// still alive is a bug the driver defers (it frees the pool when they are freed).
 class memory_pool {
@@ -151,64 +169,23 @@ class memory_pool {
     props.maxSize = options.max_bytes;
     cudaMemPool_t handle = nullptr;
     check(cudaMemPoolCreate(&handle, &props), "cudaMemPoolCreate", where);
-    handle_ = handle;
-    try {
-      memory_pool_ref(handle_).set_release_threshold(options.release_threshold, where);
-      memory_pool_ref(handle_).set_reuse(options.reuse, where);
-    } catch (...) {
-      destroy();
-      throw;
-    }
+    handle_ = decltype(handle_)(handle);  // owned from here: a failure below destroys it
+    memory_pool_ref(handle).set_release_threshold(options.release_threshold, where);
+    memory_pool_ref(handle).set_reuse(options.reuse, where);
   }
   /// Takes ownership of `handle`, a pool imported from another process (pool_ipc.hpp).
   /// Imported pools own no memory of their own and refuse trimming, so none is attempted.
   [[nodiscard]] static memory_pool adopt_imported(cudaMemPool_t handle) noexcept { return memory_pool(handle); }
 
-  memory_pool(memory_pool const&) = delete;
-  memory_pool& operator=(memory_pool const&) = delete;
-  memory_pool(memory_pool&& other) noexcept
-      : handle_(std::exchange(other.handle_, nullptr)), imported_(other.imported_)
-  {
-  }
-  memory_pool& operator=(memory_pool&& other) noexcept
-  {
-    if (this != &other) {
-      destroy();
-      handle_ = std::exchange(other.handle_, nullptr);
-      imported_ = other.imported_;
-    }
-    return *this;
-  }
-  ~memory_pool() { destroy(); }
-
   /// A handle for attribute access and allocation; throws usage_error when moved from.
-  [[nodiscard]] memory_pool_ref ref() const
-  {
-    if (handle_ == nullptr) [[unlikely]] {
-      throw usage_error("use of a moved-from umsync::memory_pool");
-    }
-    return memory_pool_ref(handle_);
-  }
+  [[nodiscard]] memory_pool_ref ref() const { return memory_pool_ref(handle_.get_or_throw("umsync::memory_pool")); }
   operator memory_pool_ref() const { return ref(); }  // NOLINT: a pool is usable where a ref is
   [[nodiscard]] cudaMemPool_t get() const { return ref().get(); }
 
  private:
-  explicit memory_pool(cudaMemPool_t handle) noexcept : handle_(handle), imported_(true) {}
+  explicit memory_pool(cudaMemPool_t handle) noexcept : handle_(handle, detail::destroy_pool{.imported = true}) {}
 
-  void destroy() noexcept
-  {
-    if (handle_ != nullptr) {
-      // Give unused reserved memory back now; cudaMemPoolDestroy alone may defer the release.
-      if (!imported_) {
-        detail::report_in_destructor(cudaMemPoolTrimTo(handle_, 0), "cudaMemPoolTrimTo");
-      }
-      detail::report_in_destructor(cudaMemPoolDestroy(handle_), "cudaMemPoolDestroy");
-      handle_ = nullptr;
-    }
-  }
-
-  cudaMemPool_t handle_ = nullptr;
-  bool imported_ = false;
+  detail::unique_handle<cudaMemPool_t, detail::destroy_pool> handle_;
 };
 
 UMSYNC_NAMESPACE_END

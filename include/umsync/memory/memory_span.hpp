@@ -1,8 +1,10 @@
 // umsync/memory/memory_span.hpp: a non-owning view of memory that knows what kind it is.
 //
-// Async copies and launches need to know whether memory is device, pinned host or managed
-// (pageable host memory makes cudaMemcpyAsync synchronous), and which stream it is bound to.
-// A raw pointer knows neither; a memory_span knows both.
+// Async copies and launches need to know whether memory is device, pinned host, managed or
+// pageable host memory (pageable memory makes cudaMemcpyAsync synchronous, and a kernel cannot
+// read it), which stream it is bound to, and whether it may be written. A raw pointer knows
+// none of this; a memory_span knows all of it: its element type (const: read-only), its kind
+// and its stream tag. It is what the memory protocol (memory_range.hpp) hands out for any type.
 #pragma once
 
 #include <umsync/config.hpp>
@@ -17,6 +19,7 @@ enum class memory_kind {
   device,       ///< cudaMalloc, pool allocations: the device only
   pinned_host,  ///< cudaMallocHost or cudaHostRegister: page-locked host memory
   managed,      ///< cudaMallocManaged: migrates between host and device
+  pageable_host,  ///< malloc, new, std::vector: the host only; async copies of it block
 };
 
 template <class T, memory_kind Kind, class Tag = untagged>
@@ -58,5 +61,7 @@ template <class T>
 using pinned_span = memory_span<T, memory_kind::pinned_host>;
 template <class T>
 using managed_span = memory_span<T, memory_kind::managed>;
+template <class T>
+using pageable_span = memory_span<T, memory_kind::pageable_host>;
 
 UMSYNC_NAMESPACE_END

@@ -6,21 +6,40 @@
 #pragma once
 
 #include <umsync/config.hpp>
+#include <umsync/detail/allocate.hpp>
+#include <umsync/detail/unique_handle.hpp>
 #include <umsync/error.hpp>
 #include <umsync/memory/memory_span.hpp>
 
 #include <cstddef>
-#include <limits>
 #include <source_location>
 #include <span>
-#include <stdexcept>
-#include <string>
 #include <type_traits>
-#include <utility>
 
 UMSYNC_NAMESPACE_BEGIN
 
-/// `count` elements of page-locked host memory (cudaMallocHost). Move-only.
+namespace detail {
+
+struct free_pinned {
+  template <class T>
+  void operator()(owned_elements<T> const& memory) const noexcept
+  {
+    report_in_destructor(cudaFreeHost(memory.data), "cudaFreeHost");
+  }
+};
+
+struct unregister_host {
+  template <class T>
+  void operator()(owned_elements<T> const& memory) const noexcept
+  {
+    report_in_destructor(cudaHostUnregister(const_cast<std::remove_const_t<T>*>(memory.data)), "cudaHostUnregister");
+  }
+};
+
+}  // namespace detail
+
+/// `count` elements of page-locked host memory (cudaMallocHost). Move-only; moved-from, it is
+/// empty (docs/ownership.md).
 template <class T>
 class pinned_buffer {
   static_assert(std::is_trivially_copyable_v<T>, "umsync: pinned_buffer holds trivially copyable elements only");
@@ -28,103 +47,57 @@ class pinned_buffer {
  public:
   using value_type = T;
 
-  explicit pinned_buffer(std::size_t count, std::source_location where = std::source_location::current()) : size_(count)
-  {
-    if (count > std::numeric_limits<std::size_t>::max() / sizeof(T)) {
-      throw std::length_error("umsync: pinned_buffer of " + std::to_string(count) + " elements overflows size_t");
-    }
-    if (count == 0) {
-      return;
-    }
-    void* memory = nullptr;
-    cudaError_t const status = cudaMallocHost(&memory, count * sizeof(T));
-    if (status == cudaErrorMemoryAllocation) {
-      static_cast<void>(cudaGetLastError());
-      throw bad_alloc(count * sizeof(T), "cudaMallocHost", {}, where);
-    }
-    check(status, "cudaMallocHost", where);
-    data_ = static_cast<T*>(memory);
-  }
-  pinned_buffer(pinned_buffer const&) = delete;
-  pinned_buffer& operator=(pinned_buffer const&) = delete;
-  pinned_buffer(pinned_buffer&& other) noexcept
-      : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0))
+  explicit pinned_buffer(std::size_t count, std::source_location where = std::source_location::current())
+      : memory_(detail::allocate_elements<T>(count, "pinned_buffer", "cudaMallocHost",
+                                             [](void** memory, std::size_t bytes) { return cudaMallocHost(memory, bytes); },
+                                             where))
   {
   }
-  pinned_buffer& operator=(pinned_buffer&& other) noexcept
-  {
-    if (this != &other) {
-      release();
-      data_ = std::exchange(other.data_, nullptr);
-      size_ = std::exchange(other.size_, 0);
-    }
-    return *this;
-  }
-  ~pinned_buffer() { release(); }
 
-  [[nodiscard]] T* data() noexcept { return data_; }
-  [[nodiscard]] T const* data() const noexcept { return data_; }
-  [[nodiscard]] std::size_t size() const noexcept { return size_; }
-  [[nodiscard]] T& operator[](std::size_t i) noexcept { return data_[i]; }
-  [[nodiscard]] T const& operator[](std::size_t i) const noexcept { return data_[i]; }
-  [[nodiscard]] T* begin() noexcept { return data_; }
-  [[nodiscard]] T* end() noexcept { return data_ + size_; }
-  [[nodiscard]] pinned_span<T> span() noexcept { return pinned_span<T>::adopt(data_, size_); }
-  [[nodiscard]] pinned_span<T const> span() const noexcept { return pinned_span<T const>::adopt(data_, size_); }
+  [[nodiscard]] T* data() noexcept { return memory_.get().data; }
+  [[nodiscard]] T const* data() const noexcept { return memory_.get().data; }
+  [[nodiscard]] std::size_t size() const noexcept { return memory_.get().size; }
+  [[nodiscard]] std::size_t size_bytes() const noexcept { return size() * sizeof(T); }
+  [[nodiscard]] bool empty() const noexcept { return memory_.empty(); }
+  [[nodiscard]] T& operator[](std::size_t i) noexcept { return data()[i]; }
+  [[nodiscard]] T const& operator[](std::size_t i) const noexcept { return data()[i]; }
+  [[nodiscard]] T* begin() noexcept { return data(); }
+  [[nodiscard]] T* end() noexcept { return data() + size(); }
+  [[nodiscard]] pinned_span<T> span() noexcept { return pinned_span<T>::adopt(data(), size()); }
+  [[nodiscard]] pinned_span<T const> span() const noexcept { return pinned_span<T const>::adopt(data(), size()); }
+
+  /// The memory protocol (memory_range.hpp): pinned host memory, on any stream.
+  friend pinned_span<T> umsync_memory(pinned_buffer& buffer) noexcept { return buffer.span(); }
+  friend pinned_span<T const> umsync_memory(pinned_buffer const& buffer) noexcept { return buffer.span(); }
 
  private:
-  void release() noexcept
-  {
-    if (data_ != nullptr) {
-      detail::report_in_destructor(cudaFreeHost(data_), "cudaFreeHost");
-      data_ = nullptr;
-    }
-  }
-
-  T* data_ = nullptr;
-  std::size_t size_ = 0;
+  detail::unique_handle<detail::owned_elements<T>, detail::free_pinned> memory_;
 };
 
 /// Page-locks existing host memory for its lifetime (cudaHostRegister). The memory must
-/// outlive the registration. Move-only.
+/// outlive the registration. Move-only; moved-from, it is empty.
 template <class T>
 class host_registration {
  public:
   explicit host_registration(std::span<T> memory, std::source_location where = std::source_location::current())
-      : memory_(memory)
   {
-    if (!memory_.empty()) {
-      check(cudaHostRegister(const_cast<std::remove_const_t<T>*>(memory_.data()), memory_.size_bytes(),
+    if (!memory.empty()) {
+      check(cudaHostRegister(const_cast<std::remove_const_t<T>*>(memory.data()), memory.size_bytes(),
                              cudaHostRegisterDefault),
             "cudaHostRegister", where);
+      registered_ = decltype(registered_)(detail::owned_elements<T>{memory.data(), memory.size()});
     }
   }
-  host_registration(host_registration const&) = delete;
-  host_registration& operator=(host_registration const&) = delete;
-  host_registration(host_registration&& other) noexcept : memory_(std::exchange(other.memory_, {})) {}
-  host_registration& operator=(host_registration&& other) noexcept
-  {
-    if (this != &other) {
-      release();
-      memory_ = std::exchange(other.memory_, {});
-    }
-    return *this;
-  }
-  ~host_registration() { release(); }
 
-  [[nodiscard]] pinned_span<T> span() const noexcept { return pinned_span<T>::adopt(memory_.data(), memory_.size()); }
+  [[nodiscard]] pinned_span<T> span() const noexcept
+  {
+    return pinned_span<T>::adopt(registered_.get().data, registered_.get().size);
+  }
+
+  friend pinned_span<T> umsync_memory(host_registration const& registration) noexcept { return registration.span(); }
 
  private:
-  void release() noexcept
-  {
-    if (!memory_.empty()) {
-      detail::report_in_destructor(cudaHostUnregister(const_cast<std::remove_const_t<T>*>(memory_.data())),
-                                   "cudaHostUnregister");
-      memory_ = {};
-    }
-  }
-
-  std::span<T> memory_;
+  detail::unique_handle<detail::owned_elements<T>, detail::unregister_host> registered_;
 };
 
 UMSYNC_NAMESPACE_END

@@ -20,7 +20,7 @@
 #include <umsync/config.hpp>
 #include <umsync/error.hpp>
 #include <umsync/event.hpp>
-#include <umsync/graph/non_capturing_stream.hpp>
+#include <umsync/capture/non_capturing_stream.hpp>
 #include <umsync/memory/managed_buffer.hpp>
 #include <umsync/stream_view.hpp>
 
@@ -43,10 +43,10 @@ std::size_t prefetch_pipelined(managed_buffer<T>& buffer, managed_location to, C
 {
   using compute_view = stream_view<typename ComputeStream::tag_type>;
   if (chunk_elements == 0) {
-    throw std::invalid_argument("umsync: prefetch_pipelined needs chunks of at least one element");
+    throw invalid_argument("prefetch_pipelined needs chunks of at least one element");
   }
   if (copy.get() == compute.get()) {
-    throw usage_error("umsync: prefetch_pipelined needs a copy stream other than the compute stream "
+    throw usage_error("prefetch_pipelined needs a copy stream other than the compute stream "
                       "(one stream cannot overlap the migration with the kernels)");
   }
   std::size_t const n = buffer.size();

@@ -13,8 +13,10 @@
 #pragma once
 
 #include <umsync/config.hpp>
+#include <umsync/detail/unique_handle.hpp>
 #include <umsync/error.hpp>
 #include <umsync/memory/memory_pool.hpp>
+#include <umsync/memory/memory_span.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -29,36 +31,31 @@
 
 UMSYNC_NAMESPACE_BEGIN
 
-/// An owned POSIX file descriptor (closed on destruction).
+namespace detail {
+
+/// The "no descriptor" value -1 as the empty state unique_handle expects (a value-initialised one).
+struct descriptor {
+  int fd = -1;
+  friend bool operator==(descriptor, descriptor) = default;
+};
+struct close_descriptor {
+  void operator()(descriptor d) const noexcept { ::close(d.fd); }
+};
+
+}  // namespace detail
+
+/// An owned POSIX file descriptor (closed on destruction). Move-only; moved-from, it is empty
+/// (get() is -1).
 class file_descriptor {
  public:
-  constexpr explicit file_descriptor(int fd = -1) noexcept : fd_(fd) {}
-  file_descriptor(file_descriptor const&) = delete;
-  file_descriptor& operator=(file_descriptor const&) = delete;
-  file_descriptor(file_descriptor&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
-  file_descriptor& operator=(file_descriptor&& other) noexcept
-  {
-    if (this != &other) {
-      reset();
-      fd_ = std::exchange(other.fd_, -1);
-    }
-    return *this;
-  }
-  ~file_descriptor() { reset(); }
+  explicit file_descriptor(int fd = -1) noexcept : fd_(detail::descriptor{fd}) {}
 
-  [[nodiscard]] int get() const noexcept { return fd_; }
+  [[nodiscard]] int get() const noexcept { return fd_.get().fd; }
   /// Gives up ownership (e.g. after handing the descriptor to a child process).
-  [[nodiscard]] int release() noexcept { return std::exchange(fd_, -1); }
+  [[nodiscard]] int release() noexcept { return fd_.release().fd; }
 
  private:
-  void reset() noexcept
-  {
-    if (fd_ >= 0) {
-      ::close(fd_);
-      fd_ = -1;
-    }
-  }
-  int fd_;
+  detail::unique_handle<detail::descriptor, detail::close_descriptor> fd_;
 };
 
 /// A descriptor another process can import the pool from. The pool must be exportable.
@@ -101,13 +98,13 @@ struct allocation_token {
   {
     allocation_token token;
     if (text.size() != 2 * sizeof token.data.reserved) {
-      throw std::invalid_argument("umsync: an allocation token is " + std::to_string(2 * sizeof token.data.reserved) +
+      throw invalid_argument("an allocation token is " + std::to_string(2 * sizeof token.data.reserved) +
                                   " hex digits, got " + std::to_string(text.size()));
     }
     auto digit = [](char c) -> int {
       if (c >= '0' && c <= '9') return c - '0';
       if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-      throw std::invalid_argument("umsync: an allocation token holds lowercase hex digits only");
+      throw invalid_argument("an allocation token holds lowercase hex digits only");
     };
     for (std::size_t i = 0; i < sizeof token.data.reserved; ++i) {
       token.data.reserved[i] = static_cast<unsigned char>(digit(text[2 * i]) * 16 + digit(text[2 * i + 1]));
@@ -126,38 +123,41 @@ struct allocation_token {
   return token;
 }
 
+namespace detail {
+
+struct free_imported {
+  template <class T>
+  void operator()(owned_elements<T> const& memory) const noexcept
+  {
+    report_in_destructor(cudaFree(memory.data), "cudaFree (imported allocation)");
+  }
+};
+
+}  // namespace detail
+
 /// Another process's allocation, mapped into this one for its lifetime (freed with cudaFree).
+/// Move-only; moved-from, it is empty. It is device memory for the protocol (memory_range.hpp).
 template <class T>
 class imported_allocation {
  public:
   imported_allocation(memory_pool_ref pool, allocation_token token, std::size_t count,
                       std::source_location where = std::source_location::current())
-      : size_(count)
   {
     void* pointer = nullptr;
     check(cudaMemPoolImportPointer(&pointer, pool.get(), &token.data), "cudaMemPoolImportPointer", where);
-    data_ = static_cast<T*>(pointer);
-  }
-  imported_allocation(imported_allocation const&) = delete;
-  imported_allocation& operator=(imported_allocation const&) = delete;
-  imported_allocation(imported_allocation&& other) noexcept
-      : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0))
-  {
-  }
-  imported_allocation& operator=(imported_allocation&&) = delete;
-  ~imported_allocation()
-  {
-    if (data_ != nullptr) {
-      detail::report_in_destructor(cudaFree(data_), "cudaFree (imported allocation)");
-    }
+    memory_ = decltype(memory_)(detail::owned_elements<T>{static_cast<T*>(pointer), count});
   }
 
-  [[nodiscard]] T* data() const noexcept { return data_; }
-  [[nodiscard]] std::size_t size() const noexcept { return size_; }
+  [[nodiscard]] T* data() const noexcept { return memory_.get().data; }
+  [[nodiscard]] std::size_t size() const noexcept { return memory_.get().size; }
+
+  friend device_span<T> umsync_memory(imported_allocation const& allocation) noexcept
+  {
+    return device_span<T>::adopt(allocation.data(), allocation.size());
+  }
 
  private:
-  T* data_ = nullptr;
-  std::size_t size_ = 0;
+  detail::unique_handle<detail::owned_elements<T>, detail::free_imported> memory_;
 };
 
 UMSYNC_NAMESPACE_END

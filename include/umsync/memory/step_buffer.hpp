@@ -96,7 +96,7 @@ class step_buffer<T, managed> {
   }
 
   /// The managed allocation, for advice and queries.
-  [[nodiscard]] managed_buffer<T>& managed() noexcept { return memory_; }
+  [[nodiscard]] managed_buffer<T>& allocation() noexcept { return memory_; }
 
  private:
   managed_buffer<T> memory_;

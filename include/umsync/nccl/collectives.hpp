@@ -17,17 +17,17 @@
 //   umsync::nccl::all_reduce(grads, ..., comm, ns);  // grads still bound to compute:
 //   // error: umsync: all_reduce on memory bound to another stream; ...
 //
-// The memory is device memory bound to a stream tag (async_pool_buffer, device_span) or
-// untagged device memory (a device_span adopted from a raw pointer). The element type picks
-// the NCCL datatype at compile time (datatype.hpp). A failing call throws nccl_error.
+// The memory is device memory (memory_range.hpp): bound to a stream tag (async_pool_buffer,
+// device_span<T, Tag>), untagged (a device_span adopted from a raw pointer), or any type whose
+// umsync_memory says device. The element type picks the NCCL datatype at compile time
+// (datatype.hpp). A failing call throws nccl_error.
 #pragma once
 
 #include <umsync/config.hpp>
 #include <umsync/detail/debug/ordering_checker.hpp>
-#include <umsync/detail/stream_binding.hpp>
+#include <umsync/detail/dependent_false.hpp>
 #include <umsync/error.hpp>
-#include <umsync/memory/async_pool_buffer.hpp>
-#include <umsync/memory/memory_span.hpp>
+#include <umsync/memory/memory_range.hpp>
 #include <umsync/nccl/communicator.hpp>
 #include <umsync/nccl/datatype.hpp>
 #include <umsync/nccl/nccl_error.hpp>
@@ -56,30 +56,26 @@ enum class reduction : int {
 
 namespace detail {
 
-/// Device memory a collective may take: pool buffers and device spans.
-template <class M>
-struct collective_memory : std::false_type {};
-template <class T, class Tag>
-struct collective_memory<async_pool_buffer<T, Tag>> : std::true_type {};
-template <class T, class Tag>
-struct collective_memory<memory_span<T, memory_kind::device, Tag>> : std::true_type {};
-
-template <class M>
-using element_of = std::remove_pointer_t<decltype(std::declval<M&>().data())>;
-
-/// The compile-time rules every memory argument of a collective on `Stream` obeys.
-template <class Memory, class Stream>
-constexpr bool check_collective_memory()
+/// The memory_span of a collective's argument: device memory used on a stream tagged
+/// `StreamTag`. Anything else does not compile, with the rule it breaks.
+template <class StreamTag, class Memory>
+auto collective_memory(Memory& memory)
 {
-  using plain = std::remove_cvref_t<Memory>;
-  static_assert(collective_memory<plain>::value,
-                "umsync: NCCL collectives take device memory umsync knows: an async_pool_buffer or a device_span");
-  if constexpr (collective_memory<plain>::value) {
-    static_assert(umsync::detail::usable_on_stream<umsync::detail::bound_tag_t<plain>, typename Stream::tag_type>,
+  if constexpr (!memory_range<Memory>) {
+    static_assert(umsync::detail::dependent_false<Memory>,
+                  "umsync: NCCL collectives take device memory umsync knows: an async_pool_buffer, a device_span, "
+                  "or a type whose umsync_memory says device");
+    return device_span<int>{};
+  } else {
+    auto const span = memory_of(memory);
+    static_assert(decltype(span)::kind == memory_kind::device,
+                  "umsync: NCCL collectives take device memory umsync knows: an async_pool_buffer, a device_span, "
+                  "or a type whose umsync_memory says device");
+    static_assert(umsync::usable_on_stream<typename decltype(span)::bound_tag_type, StreamTag>,
                   "umsync: all_reduce on memory bound to another stream; cross to the communication stream with "
                   "umsync::stream_dependency::transfer (an event edge) first");
+    return span;
   }
-  return true;
 }
 
 }  // namespace detail
@@ -90,17 +86,19 @@ template <class Buffer, stream_handle Stream>
 void all_reduce(Buffer&& buffer, reduction op, communicator const& comm, Stream const& stream,
                 std::source_location where = std::source_location::current())
 {
-  static_assert(detail::check_collective_memory<Buffer, Stream>());
-  using element = detail::element_of<std::remove_reference_t<Buffer>>;
+  auto const memory = detail::collective_memory<typename Stream::tag_type>(buffer);
+  using element = typename decltype(memory)::element_type;
   static_assert(!std::is_const_v<element>,
                 "umsync: an in-place all_reduce writes its buffer; a const buffer or a span of const cannot take it");
-  if (buffer.size() == 0) {
+  if (memory.empty()) {
     return;  // every rank has the same count: all skip alike
   }
-  element* const data = buffer.data();
-  umsync::detail::debug::note_access(data, stream.get(), umsync::detail::debug::access::write, where);
-  check(ncclAllReduce(data, data, buffer.size(), datatype_of<element>, to_nccl(op), comm.get(), stream.get()),
-        "ncclAllReduce", comm.get(), where);
+  if constexpr (!std::is_const_v<element>) {
+    umsync::detail::debug::note_access(memory.data(), stream.get(), umsync::detail::debug::access::write, where);
+    check(ncclAllReduce(memory.data(), memory.data(), memory.size(), datatype_of<element>, to_nccl(op), comm.get(),
+                        stream.get()),
+          "ncclAllReduce", comm.get(), where);
+  }
 }
 
 /// Reduces `send` across all ranks of `comm` into `receive`, on `stream` (ncclAllReduce).
@@ -109,27 +107,28 @@ template <class Send, class Receive, stream_handle Stream>
 void all_reduce(Send const& send, Receive&& receive, reduction op, communicator const& comm, Stream const& stream,
                 std::source_location where = std::source_location::current())
 {
-  static_assert(detail::check_collective_memory<Send, Stream>());
-  static_assert(detail::check_collective_memory<Receive, Stream>());
-  using in_element = std::remove_const_t<detail::element_of<Send const>>;
-  using out_element = detail::element_of<std::remove_reference_t<Receive>>;
+  auto const in = detail::collective_memory<typename Stream::tag_type>(send);
+  auto const out = detail::collective_memory<typename Stream::tag_type>(receive);
+  using in_element = std::remove_const_t<typename decltype(in)::element_type>;
+  using out_element = typename decltype(out)::element_type;
   static_assert(!std::is_const_v<out_element>,
                 "umsync: all_reduce writes its receive buffer; a const buffer or a span of const cannot take it");
-  static_assert(std::is_same_v<in_element, out_element>,
+  static_assert(std::is_same_v<in_element, std::remove_const_t<out_element>>,
                 "umsync: all_reduce sends and receives the same element type");
-  if (send.size() != receive.size()) {
-    throw usage_error("all_reduce: send has " + std::to_string(send.size()) + " elements, receive " +
-                      std::to_string(receive.size()));
+  if (in.size() != out.size()) {
+    throw usage_error("all_reduce: send has " + std::to_string(in.size()) + " elements, receive " +
+                      std::to_string(out.size()));
   }
-  if (send.size() == 0) {
+  if (in.empty()) {
     return;
   }
-  auto const* const in = send.data();
-  out_element* const out = receive.data();
-  umsync::detail::debug::note_access(in, stream.get(), umsync::detail::debug::access::read, where);
-  umsync::detail::debug::note_access(out, stream.get(), umsync::detail::debug::access::write, where);
-  check(ncclAllReduce(in, out, send.size(), datatype_of<out_element>, to_nccl(op), comm.get(), stream.get()),
-        "ncclAllReduce", comm.get(), where);
+  if constexpr (!std::is_const_v<out_element>) {
+    umsync::detail::debug::note_access(in.data(), stream.get(), umsync::detail::debug::access::read, where);
+    umsync::detail::debug::note_access(out.data(), stream.get(), umsync::detail::debug::access::write, where);
+    check(ncclAllReduce(in.data(), out.data(), in.size(), datatype_of<out_element>, to_nccl(op), comm.get(),
+                        stream.get()),
+          "ncclAllReduce", comm.get(), where);
+  }
 }
 
 }  // namespace nccl

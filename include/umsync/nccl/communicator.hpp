@@ -16,6 +16,7 @@
 #pragma once
 
 #include <umsync/config.hpp>
+#include <umsync/detail/unique_handle.hpp>
 #include <umsync/device.hpp>
 #include <umsync/error.hpp>
 #include <umsync/nccl/nccl_error.hpp>
@@ -85,7 +86,7 @@ class unique_id {
   [[nodiscard]] static unique_id from_bytes(std::span<std::byte const> bytes)
   {
     if (bytes.size() != size) {
-      throw std::invalid_argument("umsync: an NCCL unique id is " + std::to_string(size) + " bytes, got " +
+      throw invalid_argument("an NCCL unique id is " + std::to_string(size) + " bytes, got " +
                                   std::to_string(bytes.size()));
     }
     unique_id id;
@@ -125,11 +126,13 @@ class communicator {
   communicator(unique_id const& id, rank_options options, std::source_location where = std::source_location::current())
   {
     if (options.ranks < 1 || options.rank < 0 || options.rank >= options.ranks) {
-      throw std::invalid_argument("umsync: NCCL rank " + std::to_string(options.rank) + " of " +
+      throw invalid_argument("NCCL rank " + std::to_string(options.rank) + " of " +
                                   std::to_string(options.ranks) + " ranks is out of range");
     }
     umsync::detail::nccl_device_scope const on_device(options.device, where);
-    check(ncclCommInitRank(&handle_, options.ranks, id.get(), options.rank), "ncclCommInitRank", nullptr, where);
+    ncclComm_t handle = nullptr;
+    check(ncclCommInitRank(&handle, options.ranks, id.get(), options.rank), "ncclCommInitRank", nullptr, where);
+    handle_ = decltype(handle_)(handle);
   }
 
   /// One communicator per device of `devices`, all in this process (ncclCommInitAll); element
@@ -138,7 +141,7 @@ class communicator {
                                                           std::source_location where = std::source_location::current())
   {
     if (devices.empty()) {
-      throw std::invalid_argument("umsync: ncclCommInitAll needs at least one device");
+      throw invalid_argument("ncclCommInitAll needs at least one device");
     }
     std::vector<ncclComm_t> handles(devices.size(), nullptr);
     check(ncclCommInitAll(handles.data(), static_cast<int>(devices.size()), devices.data()), "ncclCommInitAll",
@@ -166,47 +169,28 @@ class communicator {
   /// Takes ownership of a communicator made elsewhere.
   [[nodiscard]] static communicator adopt(ncclComm_t handle) noexcept { return communicator(handle); }
 
-  communicator(communicator const&) = delete;
-  communicator& operator=(communicator const&) = delete;
-  communicator(communicator&& other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
-  communicator& operator=(communicator&& other) noexcept
-  {
-    if (this != &other) {
-      destroy();
-      handle_ = std::exchange(other.handle_, nullptr);
-    }
-    return *this;
-  }
-  ~communicator() { destroy(); }
-
   /// The raw handle; throws usage_error on a moved-from communicator.
-  [[nodiscard]] ncclComm_t get() const
-  {
-    if (handle_ == nullptr) [[unlikely]] {
-      throw usage_error("use of a moved-from umsync::nccl::communicator");
-    }
-    return handle_;
-  }
+  [[nodiscard]] ncclComm_t get() const { return handle_.get_or_throw("umsync::nccl::communicator"); }
 
   /// How many ranks the communicator has.
   [[nodiscard]] int size(std::source_location where = std::source_location::current()) const
   {
     int count = 0;
-    check(ncclCommCount(get(), &count), "ncclCommCount", handle_, where);
+    check(ncclCommCount(get(), &count), "ncclCommCount", get(), where);
     return count;
   }
   /// This communicator's rank.
   [[nodiscard]] int rank(std::source_location where = std::source_location::current()) const
   {
     int value = 0;
-    check(ncclCommUserRank(get(), &value), "ncclCommUserRank", handle_, where);
+    check(ncclCommUserRank(get(), &value), "ncclCommUserRank", get(), where);
     return value;
   }
   /// The CUDA device it drives: streams passed to its collectives must belong to it.
   [[nodiscard]] int device(std::source_location where = std::source_location::current()) const
   {
     int value = 0;
-    check(ncclCommCuDevice(get(), &value), "ncclCommCuDevice", handle_, where);
+    check(ncclCommCuDevice(get(), &value), "ncclCommCuDevice", get(), where);
     return value;
   }
 
@@ -215,22 +199,21 @@ class communicator {
   void check_async_error(std::source_location where = std::source_location::current()) const
   {
     ncclResult_t async = ncclSuccess;
-    check(ncclCommGetAsyncError(get(), &async), "ncclCommGetAsyncError", handle_, where);
-    check(async, "an earlier NCCL operation (ncclCommGetAsyncError)", handle_, where);
+    check(ncclCommGetAsyncError(get(), &async), "ncclCommGetAsyncError", get(), where);
+    check(async, "an earlier NCCL operation (ncclCommGetAsyncError)", get(), where);
   }
 
  private:
+  struct destroy_communicator {
+    void operator()(ncclComm_t handle) const noexcept
+    {
+      umsync::detail::report_nccl_in_destructor(ncclCommDestroy(handle), "ncclCommDestroy", nullptr);
+    }
+  };
+
   explicit communicator(ncclComm_t handle) noexcept : handle_(handle) {}
 
-  void destroy() noexcept
-  {
-    if (handle_ != nullptr) {
-      umsync::detail::report_nccl_in_destructor(ncclCommDestroy(handle_), "ncclCommDestroy", nullptr);
-      handle_ = nullptr;
-    }
-  }
-
-  ncclComm_t handle_ = nullptr;
+  umsync::detail::unique_handle<ncclComm_t, destroy_communicator> handle_;
 };
 
 /// Collectives of several communicators driven by one thread (init_all) must be issued
@@ -258,7 +241,7 @@ class group {
   void end(std::source_location where = std::source_location::current())
   {
     if (!open_) {
-      throw usage_error("umsync::nccl::group::end called twice");
+      throw usage_error("nccl::group::end called twice");
     }
     open_ = false;
     check(ncclGroupEnd(), "ncclGroupEnd", nullptr, where);

@@ -68,11 +68,11 @@ namespace detail {
 }  // namespace detail
 
 /// An NCCL call failed. Names the call, the result, NCCL's last-error text and where.
-class nccl_error : public std::runtime_error {
+class nccl_error : public umsync::detail::standard_error<std::runtime_error> {
  public:
   nccl_error(ncclResult_t result, std::string_view call, std::string last_error,
              std::source_location where = std::source_location::current())
-      : std::runtime_error("umsync: " + detail::describe_nccl_failure(result, call, last_error) + " at " +
+      : standard_error(detail::describe_nccl_failure(result, call, last_error) + " at " +
                            detail::describe_location(where)),
         result_(result),
         call_(call),

@@ -24,10 +24,10 @@ namespace telemetry {
 
 /// A CUPTI call failed. Holds CUPTI's status, the call and the caller's location; the
 /// message carries cuptiGetResultString's text, e.g. "CUPTI_ERROR_INVALID_OPERATION".
-class cupti_error : public std::runtime_error {
+class cupti_error : public umsync::detail::standard_error<std::runtime_error> {
  public:
   cupti_error(CUptiResult status, std::string_view call, std::source_location where = std::source_location::current())
-      : std::runtime_error("umsync: " + std::string(call) + " failed with " + result_name(status) + " at " +
+      : standard_error(std::string(call) + " failed with " + result_name(status) + " at " +
                            umsync::detail::describe_location(where)),
         status_(status),
         call_(call),
@@ -71,10 +71,10 @@ class scope_conflict : public usage_error {
 /// CUPTI delivered no unified-memory record for a 2 MiB prefetch it must have seen, within the
 /// time given: counting now would report zero migrations for any workload. Seen when another
 /// CUPTI client owns the activity API, or under a tool that intercepts CUPTI.
-class counters_unavailable : public std::runtime_error {
+class counters_unavailable : public umsync::detail::standard_error<std::runtime_error> {
  public:
   counters_unavailable(std::chrono::milliseconds waited, std::source_location where = std::source_location::current())
-      : std::runtime_error("umsync: CUPTI delivered no unified-memory record for a 2 MiB prefetch within " +
+      : standard_error("CUPTI delivered no unified-memory record for a 2 MiB prefetch within " +
                            std::to_string(waited.count()) +
                            " ms; unified-memory counters would read zero for any workload, at " +
                            umsync::detail::describe_location(where))

@@ -33,7 +33,6 @@
 #include <cupti.h>
 
 #include <cstddef>
-#include <cstdio>
 #include <exception>
 #include <mutex>
 #include <source_location>
@@ -89,12 +88,11 @@ class um_scope {
     }
     try {
       static_cast<void>(stop());
-    } catch (cuda_error const& failure) {
-      umsync::detail::report_in_destructor(failure.code(), failure.call(), failure.where());
-    } catch (std::exception const& failure) {
-      std::fprintf(stderr, "%s (in a destructor; not thrown)\n", failure.what());
+    } catch (error const& failure) {
+      umsync::detail::report_in_destructor(failure);
     } catch (...) {
-      std::fprintf(stderr, "umsync: unknown failure stopping a telemetry scope (in a destructor; not thrown)\n");
+      // Not umsync's (building a message ran out of memory): the handler still hears of it.
+      umsync::detail::report_in_destructor(cudaErrorUnknown, "stopping a telemetry scope (a failure that is not umsync's)");
     }
   }
 

@@ -1,0 +1,61 @@
+// umsync/detail/allocate.hpp: the one allocation path of every umsync buffer.
+//
+// Each buffer asks CUDA for memory in its own way (cudaMallocAsync, cudaMallocManaged,
+// cudaMallocHost, ...), and every one must then do the same four things: refuse a count whose
+// byte size overflows, skip the call for zero elements (the runtime rejects some zero sizes),
+// turn "out of memory" into umsync::bad_alloc naming the allocator and the caller's line, and
+// any other failure into cuda_error. allocate_elements does them once.
+#pragma once
+
+#include <umsync/config.hpp>
+#include <umsync/detail/unique_handle.hpp>
+#include <umsync/error.hpp>
+
+#include <cstddef>
+#include <limits>
+#include <source_location>
+#include <string>
+#include <string_view>
+
+UMSYNC_NAMESPACE_BEGIN
+namespace detail {
+
+/// The bytes of `count` elements of T; length_error naming `owner` when that overflows size_t.
+template <class T>
+std::size_t bytes_of(std::size_t count, std::string_view owner)
+{
+  if (count > std::numeric_limits<std::size_t>::max() / sizeof(T)) {
+    throw length_error(std::string(owner) + " of " + std::to_string(count) + " elements of " +
+                       std::to_string(sizeof(T)) + " bytes overflows size_t");
+  }
+  return count * sizeof(T);
+}
+
+/// What an allocator says about itself when it runs out (a pool's reserved and used bytes).
+struct no_allocator_state {
+  std::string operator()() const { return {}; }
+};
+
+/// `count` elements of T from `allocate`, a callable `cudaError_t(void** memory, std::size_t
+/// bytes)` that wraps the CUDA call named `call`. Zero elements allocate nothing.
+template <class T, class Allocate, class Describe = no_allocator_state>
+owned_elements<T> allocate_elements(std::size_t count, std::string_view owner, std::string_view call,
+                                    Allocate&& allocate, std::source_location const& where,
+                                    Describe&& describe_allocator = {})
+{
+  std::size_t const bytes = bytes_of<T>(count, owner);
+  if (count == 0) {
+    return {};
+  }
+  void* memory = nullptr;
+  cudaError_t const status = allocate(&memory, bytes);
+  if (status == cudaErrorMemoryAllocation) {
+    static_cast<void>(cudaGetLastError());
+    throw bad_alloc(bytes, call, describe_allocator(), where);
+  }
+  check(status, call, where);
+  return {static_cast<T*>(memory), count};
+}
+
+}  // namespace detail
+UMSYNC_NAMESPACE_END

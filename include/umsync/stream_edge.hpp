@@ -1,0 +1,140 @@
+// umsync/stream_edge.hpp: explicit, typed edges between two streams.
+//
+//   umsync::stream_dependency edge(producer_stream, consumer_stream);    // an immediate edge
+//   auto on_consumer = edge.transfer(std::move(buffer));  // event on producer, consumer waits
+//   auto readable = edge.share(other_buffer);             // fan-out: a read-only view for consumer
+//
+//   umsync::deferred_edge<compute, loader> slot_free(compute_stream, loader_stream);
+//   umsync::launch(compute_stream, config, consume, slot);   // batch i reads slot i % R
+//   slot_free.record();                                      // slot i % R is free after this
+//   ...                                                      // batches i+1 .. i+R-1
+//   slot_free.wait();                                        // loader may refill slot i % R
+//
+// One type, stream_edge<From, To, Timing>, does both; the two names above are its aliases.
+// Immediate: transfer and share record an event on the source and make the destination wait for
+// it, in one call: right for a handoff. Deferred: record() and wait() happen apart, and transfer
+// and share wait for the last record(): a ring of R buffers needs this, since the consumer's
+// "done with slot i" is known right after its kernel for batch i, but the producer must wait for
+// it only when it refills that slot, R batches later. Waiting at record time would serialize the
+// ring; recording at wait time would order the producer after batches it does not conflict with.
+//
+// `transfer` is the only way a buffer bound to one stream tag becomes usable on another: it
+// returns the buffer rebound to the destination (where it will also be freed). Dropping the
+// result would free the buffer at once, so it is [[nodiscard]]; umsync's own builds turn that
+// warning into an error (nvcc --diag-error 3000,3001) and so should yours.
+#pragma once
+
+#include <umsync/capture/capturing_stream.hpp>
+#include <umsync/config.hpp>
+#include <umsync/error.hpp>
+#include <umsync/event.hpp>
+#include <umsync/memory/async_pool_buffer.hpp>
+#include <umsync/stream.hpp>
+#include <umsync/stream_view.hpp>
+
+#include <source_location>
+#include <utility>
+
+UMSYNC_NAMESPACE_BEGIN
+
+/// When an edge's transfer and share order the streams.
+enum class edge_timing {
+  immediate,  ///< at the call: record on the source, then the destination waits
+  deferred,   ///< the destination waits for the last record(), made earlier
+};
+
+template <class From, class To, edge_timing Timing = edge_timing::immediate>
+class stream_edge {
+ public:
+  stream_edge(stream_view<From> from, stream_view<To> to, std::source_location where = std::source_location::current())
+      : from_(from), to_(to), event_(event_options{}, where)
+  {
+  }
+
+  /// Captures the work queued on the source stream so far; a later wait() orders the
+  /// destination after it. Recording again replaces what a later wait() waits for.
+  void record(std::source_location where = std::source_location::current())
+  {
+    event_.record(from_, where);
+    recorded_ = true;
+  }
+
+  /// Work queued on the destination after this call runs after the last record(). Waiting on
+  /// an edge that was never recorded would order nothing (CUDA treats it as complete), so it
+  /// throws usage_error instead.
+  void wait(std::source_location where = std::source_location::current()) const
+  {
+    if (!recorded_) {
+      throw usage_error("a stream_edge waited on before any record(): the destination would be ordered after nothing");
+    }
+    to_.wait(event_, where);
+  }
+
+  /// Everything queued on the source stream so far happens before anything queued on the
+  /// destination stream after this call: record(), then wait().
+  void edge(std::source_location where = std::source_location::current())
+  {
+    record(where);
+    wait(where);
+  }
+
+  /// Orders the streams (immediate: edge(); deferred: wait()) and rebinds `buffer` to the
+  /// destination stream.
+  template <class T>
+  [[nodiscard("umsync: dropping a transfer's result frees the buffer; keep the returned buffer")]]
+  async_pool_buffer<T, To> transfer(async_pool_buffer<T, From>&& buffer,
+                                    std::source_location where = std::source_location::current())
+  {
+    order_for_handoff(where);
+    return async_pool_buffer<T, To>(rebind_key{}, std::move(buffer), to_);
+  }
+
+  /// Fan-out: orders the streams as transfer() does and lends `buffer` to the destination
+  /// stream for reading, as a read-only span bound to it; the buffer stays bound to (and is
+  /// freed on) the source stream. Several destinations may read at once. Before the source
+  /// writes or frees the buffer again, join back with an edge from each reader (fan-in):
+  ///   stream_dependency(reader, owner).edge();
+  /// UMSYNC_DEBUG builds report a missing join as an ordering_error.
+  template <class T>
+  [[nodiscard("umsync: a shared view is the only way to read the buffer on the destination stream")]]
+  device_span<T const, To> share(async_pool_buffer<T, From> const& buffer,
+                                 std::source_location where = std::source_location::current())
+  {
+    order_for_handoff(where);
+    return device_span<T const, To>::adopt(buffer.data(), buffer.size());
+  }
+
+  [[nodiscard]] bool recorded() const noexcept { return recorded_; }
+  [[nodiscard]] stream_view<From> from() const noexcept { return from_; }
+  [[nodiscard]] stream_view<To> to() const noexcept { return to_; }
+
+ private:
+  void order_for_handoff(std::source_location const& where)
+  {
+    if constexpr (Timing == edge_timing::immediate) {
+      record(where);
+    }
+    wait(where);
+  }
+
+  stream_view<From> from_;
+  stream_view<To> to_;
+  event event_;
+  bool recorded_ = false;
+};
+
+// Tags are deduced from streams, views and capturing streams alike (the guides name each type so
+// that the aliases below deduce too).
+template <class From, class To, edge_timing Timing = edge_timing::immediate>
+stream_edge(stream<From> const&, stream<To> const&) -> stream_edge<From, To, Timing>;
+template <class From, class To, edge_timing Timing = edge_timing::immediate>
+stream_edge(capturing_stream<From> const&, capturing_stream<To> const&) -> stream_edge<From, To, Timing>;
+
+/// The immediate edge, by the name umsync first gave it.
+template <class From, class To>
+using stream_dependency = stream_edge<From, To, edge_timing::immediate>;
+/// The deferred edge: record() now, wait() later.
+template <class From, class To>
+using deferred_edge = stream_edge<From, To, edge_timing::deferred>;
+
+UMSYNC_NAMESPACE_END
