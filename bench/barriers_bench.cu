@@ -135,9 +135,9 @@ constexpr unsigned tile_vectors = 128;      // one float4 per producer thread
 constexpr unsigned stages = 2;
 
 using pipeline_plan = umsync::barrier_plan<pipeline_threads, umsync::producer_consumer_spec<1, 0x0F, 0xF0>,  // full 0
-                                           umsync::producer_consumer_spec<2, 0x0F, 0xF0>,                     // full 1
-                                           umsync::producer_consumer_spec<3, 0xF0, 0x0F>,                     // empty 0
-                                           umsync::producer_consumer_spec<4, 0xF0, 0x0F>>;                    // empty 1
+                                           umsync::producer_consumer_spec<2, 0x0F, 0xF0>,                    // full 1
+                                           umsync::producer_consumer_spec<3, 0xF0, 0x0F>,                    // empty 0
+                                           umsync::producer_consumer_spec<4, 0xF0, 0x0F>>;                   // empty 1
 
 __device__ __forceinline__ float4 transform(float4 v)
 {

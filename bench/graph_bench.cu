@@ -11,7 +11,6 @@
 // what the graph memory cache keeps after the graph_execs are destroyed, before and after trim.
 #include "support/timing.cuh"
 
-#include <umsync/stream_edge.hpp>
 #include <umsync/capture/capture_status.hpp>
 #include <umsync/graph/capture_scope.hpp>
 #include <umsync/graph/graph_exec.hpp>
@@ -20,6 +19,7 @@
 #include <umsync/memory/async_pool_buffer.hpp>
 #include <umsync/memory/memory_pool.hpp>
 #include <umsync/stream.hpp>
+#include <umsync/stream_edge.hpp>
 
 #include <algorithm>
 #include <cstddef>
@@ -189,8 +189,10 @@ void graph_step(benchmark::State& state)
                               }) *
                               1e6;
   cudaGraphExec_t d_exec = nullptr;
-  double const d_instantiate_us =
-      umsync_bench::time_on_host([&] { UMSYNC_CUDA_CHECK(cudaGraphInstantiate(&d_exec, d_graph, 0)); }) * 1e6;
+  double const d_instantiate_us = umsync_bench::time_on_host([&] {
+                                    UMSYNC_CUDA_CHECK(cudaGraphInstantiate(&d_exec, d_graph, 0));
+                                  }) *
+                                  1e6;
   double const d_first_launch_us = umsync_bench::time_on_host([&] {
                                      UMSYNC_CUDA_CHECK(cudaGraphLaunch(d_exec, a.get()));
                                      UMSYNC_CUDA_CHECK(cudaStreamSynchronize(a.get()));

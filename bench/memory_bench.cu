@@ -7,11 +7,11 @@
 //   C: raw event record + wait against stream_dependency::edge; <<<>>> against umsync::launch.
 #include "support/timing.cuh"
 
-#include <umsync/stream_edge.hpp>
 #include <umsync/launch.hpp>
 #include <umsync/memory/async_pool_buffer.hpp>
 #include <umsync/memory/memory_pool.hpp>
 #include <umsync/stream.hpp>
+#include <umsync/stream_edge.hpp>
 
 #include <cstddef>
 #include <vector>
@@ -79,7 +79,9 @@ void alloc_pool(benchmark::State& state, std::uint64_t threshold, bool sync_each
           return umsync_bench::time_on_host([&] {
             for (int i = 0; i < ops; ++i) {
               auto const& s = streams[static_cast<std::size_t>(i) % stream_count];
-              { umsync::async_pool_buffer<std::byte, compute> buffer(bytes, s, pool); }
+              {
+                umsync::async_pool_buffer<std::byte, compute> buffer(bytes, s, pool);
+              }
               if (sync_each) {
                 s.synchronize();
               }

@@ -13,13 +13,13 @@
 // Event-timed on the compute stream after a blocking kernel (timing.cuh).
 #include "support/timing.cuh"
 
-#include <umsync/stream_edge.hpp>
 #include <umsync/launch.hpp>
 #include <umsync/memory/async_pool_buffer.hpp>
 #include <umsync/memory/memory_pool.hpp>
 #include <umsync/nccl/collectives.hpp>
 #include <umsync/nccl/communicator.hpp>
 #include <umsync/stream.hpp>
+#include <umsync/stream_edge.hpp>
 
 #include <algorithm>
 #include <cstddef>
@@ -183,8 +183,9 @@ void nccl_overlap_typed_vs_raw(benchmark::State& state)
   loop.cs.synchronize();
   umsync_bench::side_by_side compare(state);
   for (auto _ : state) {
-    compare.iteration([&] { return umsync_bench::time_on_device(loop.cs.get(), [&](cudaStream_t) { loop.raw_overlapped(); }); },
-                      [&] { return umsync_bench::time_on_device(loop.cs.get(), [&](cudaStream_t) { loop.typed_overlapped(); }); });
+    compare.iteration(
+        [&] { return umsync_bench::time_on_device(loop.cs.get(), [&](cudaStream_t) { loop.raw_overlapped(); }); },
+        [&] { return umsync_bench::time_on_device(loop.cs.get(), [&](cudaStream_t) { loop.typed_overlapped(); }); });
   }
   compare.report(1);  // per backward step
   state.counters["buckets"] = static_cast<double>(loop.buckets);
@@ -228,9 +229,5 @@ void nccl_overlap_efficiency(benchmark::State& state)
 }  // namespace
 
 // Bucket size in MiB.
-BENCHMARK(nccl_overlap_typed_vs_raw)
-    ->RangeMultiplier(4)
-    ->Range(1, 256)
-    ->UseManualTime()
-    ->Unit(benchmark::kMillisecond);
+BENCHMARK(nccl_overlap_typed_vs_raw)->RangeMultiplier(4)->Range(1, 256)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(nccl_overlap_efficiency)->RangeMultiplier(4)->Range(1, 256)->UseManualTime()->Unit(benchmark::kMillisecond);

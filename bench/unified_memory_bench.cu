@@ -26,7 +26,7 @@
 #include <umsync/phase/phase_advisor.hpp>
 #include <umsync/stream.hpp>
 #ifdef UMSYNC_BENCH_TELEMETRY
-#include <umsync/telemetry/um_scope.hpp>
+#  include <umsync/telemetry/um_scope.hpp>
 #endif
 
 #include <algorithm>
@@ -72,10 +72,7 @@ enum class strategy {
 };
 
 /// Chunks of 1/16 of the buffer, at least 2 MiB (the UM driver migrates 2 MiB blocks).
-std::size_t pipeline_chunk(std::size_t n)
-{
-  return std::max(n / 16, (std::size_t{2} << 20) / sizeof(u32));
-}
+std::size_t pipeline_chunk(std::size_t n) { return std::max(n / 16, (std::size_t{2} << 20) / sizeof(u32)); }
 
 struct device_phase {};
 struct host_phase {};
@@ -117,10 +114,7 @@ timings measure_pass(umsync::stream<> const& s, u32* host_data, u32* device_data
 /// The ceiling: pinned host memory, explicit copies, device memory.
 class pinned_ceiling {
  public:
-  explicit pinned_ceiling(std::size_t n) : n_(n), host_(n)
-  {
-    UMSYNC_CUDA_CHECK(cudaMalloc(&device_, n * sizeof(u32)));
-  }
+  explicit pinned_ceiling(std::size_t n) : n_(n), host_(n) { UMSYNC_CUDA_CHECK(cudaMalloc(&device_, n * sizeof(u32))); }
   pinned_ceiling(pinned_ceiling const&) = delete;
   pinned_ceiling& operator=(pinned_ceiling const&) = delete;
   ~pinned_ceiling() { umsync::detail::report_in_destructor(cudaFree(device_), "cudaFree (ceiling)"); }
@@ -227,11 +221,11 @@ class managed_round_trip {
     return measure_pass(
         s, m.data(), m.data(), n_,
         [&](cudaStream_t stream) {
-          static_cast<void>(umsync::prefetch_pipelined(
-              m, umsync::managed_location::device(device_), copy_stream_, umsync::stream_view<>{stream},
-              pipeline_chunk(n_), [&](umsync::managed_span<u32> part, umsync::stream_view<> on) {
-                umsync::launch(on, grid, scale, part, part.size());
-              }));
+          static_cast<void>(umsync::prefetch_pipelined(m, umsync::managed_location::device(device_), copy_stream_,
+                                                       umsync::stream_view<>{stream}, pipeline_chunk(n_),
+                                                       [&](umsync::managed_span<u32> part, umsync::stream_view<> on) {
+                                                         umsync::launch(on, grid, scale, part, part.size());
+                                                       }));
         },
         [&] {
           m.prefetch(umsync::managed_location::host(), s);
@@ -419,8 +413,7 @@ void run_one_way(benchmark::State& state, std::size_t bytes, std::string const& 
 struct one_way_setup {
   one_way_setup(std::size_t bytes, std::size_t lane_count)
       : n(bytes / sizeof(u32)), lanes(lane_count), ceiling(n), data(n)
-  {
-  }
+  {}
   std::size_t n;
   int device = umsync::current_device();
   umsync::stream<> s;
@@ -513,19 +506,19 @@ void family_a_sizes(benchmark::internal::Benchmark* b)
 // One row per strategy and size (KiB): 4 KiB, 1 MiB, 64 MiB, 512 MiB, 2 GiB; two iterations of
 // three repetitions keep the whole family near a minute. 16 GiB runs once per strategy that
 // moves data by prefetch or copy (fault-driven 16 GiB would take seconds per pass).
-#define UMSYNC_FAMILY_A(name, kind)                                                                        \
-  BENCHMARK_CAPTURE(family_a, name, kind)                                                                  \
-      ->Apply(family_a_sizes)                                                                              \
-      ->Iterations(2)                                                                                      \
-      ->Repetitions(3)                                                                                     \
-      ->UseManualTime()                                                                                    \
+#define UMSYNC_FAMILY_A(name, kind)       \
+  BENCHMARK_CAPTURE(family_a, name, kind) \
+      ->Apply(family_a_sizes)             \
+      ->Iterations(2)                     \
+      ->Repetitions(3)                    \
+      ->UseManualTime()                   \
       ->Unit(benchmark::kMillisecond)
-#define UMSYNC_FAMILY_A_16GIB(name, kind)                                                                  \
-  BENCHMARK_CAPTURE(family_a, name, kind)                                                                  \
-      ->Arg(16 << 20)                                                                                      \
-      ->Iterations(1)                                                                                      \
-      ->Repetitions(1)                                                                                     \
-      ->UseManualTime()                                                                                    \
+#define UMSYNC_FAMILY_A_16GIB(name, kind) \
+  BENCHMARK_CAPTURE(family_a, name, kind) \
+      ->Arg(16 << 20)                     \
+      ->Iterations(1)                     \
+      ->Repetitions(1)                    \
+      ->UseManualTime()                   \
       ->Unit(benchmark::kMillisecond)
 
 UMSYNC_FAMILY_A(um_no_hints, strategy::no_hints);
@@ -539,14 +532,14 @@ UMSYNC_FAMILY_A_16GIB(um_prefetch, strategy::prefetch);
 UMSYNC_FAMILY_A_16GIB(pipelined_prefetch, strategy::pipelined_prefetch);
 
 // Ways back to the host, 64 MiB to 2 GiB.
-#define UMSYNC_FAMILY_A_RETURN(name, path)                                                                 \
-  BENCHMARK_CAPTURE(family_a_return, name, path)                                                           \
-      ->Arg(64 << 10)                                                                                      \
-      ->Arg(512 << 10)                                                                                     \
-      ->Arg(2 << 20)                                                                                       \
-      ->Iterations(2)                                                                                      \
-      ->Repetitions(3)                                                                                     \
-      ->UseManualTime()                                                                                    \
+#define UMSYNC_FAMILY_A_RETURN(name, path)       \
+  BENCHMARK_CAPTURE(family_a_return, name, path) \
+      ->Arg(64 << 10)                            \
+      ->Arg(512 << 10)                           \
+      ->Arg(2 << 20)                             \
+      ->Iterations(2)                            \
+      ->Repetitions(3)                           \
+      ->UseManualTime()                          \
       ->Unit(benchmark::kMillisecond)
 
 UMSYNC_FAMILY_A_RETURN(prefetch_whole, return_path::prefetch_whole);
@@ -562,13 +555,13 @@ BENCHMARK(family_a_advisor_vs_prefetch)
     ->Unit(benchmark::kMillisecond);
 
 // Prefetch to the device split over 1, 4 and 8 streams, 512 MiB and 2 GiB.
-#define UMSYNC_FAMILY_A_ENTRY(name, streams)                                                               \
-  BENCHMARK_CAPTURE(family_a_entry, name, streams)                                                         \
-      ->Arg(512 << 10)                                                                                     \
-      ->Arg(2 << 20)                                                                                       \
-      ->Iterations(2)                                                                                      \
-      ->Repetitions(3)                                                                                     \
-      ->UseManualTime()                                                                                    \
+#define UMSYNC_FAMILY_A_ENTRY(name, streams)       \
+  BENCHMARK_CAPTURE(family_a_entry, name, streams) \
+      ->Arg(512 << 10)                             \
+      ->Arg(2 << 20)                               \
+      ->Iterations(2)                              \
+      ->Repetitions(3)                             \
+      ->UseManualTime()                            \
       ->Unit(benchmark::kMillisecond)
 
 UMSYNC_FAMILY_A_ENTRY(one_stream, 1);

@@ -139,7 +139,8 @@ int main()
 {
   return umsync_example::run("data_loader", [&](umsync::device_probe const&) {
     int const device = umsync::current_device();
-    umsync::launch_config const config{.grid = static_cast<unsigned>(4 * umsync::capabilities(device).multiprocessor_count),
+    umsync::launch_config const config{.grid = static_cast<unsigned>(4 *
+                                                                     umsync::capabilities(device).multiprocessor_count),
                                        .block = 256};
 
     // The dataset the loader reads from (pageable, as a decoded file would be), fresh each run.
@@ -152,8 +153,8 @@ int main()
     }
 
     umsync::memory_pool pool;
-    pool.ref().set_reuse({.follow_event_dependencies = true, .allow_opportunistic = true,
-                          .allow_internal_dependencies = false});
+    pool.ref().set_reuse(
+        {.follow_event_dependencies = true, .allow_opportunistic = true, .allow_internal_dependencies = false});
     umsync::stream<loader> load_s;
     umsync::stream<compute> compute_s;
     std::vector<umsync::pinned_buffer<u32>> ring;
@@ -232,8 +233,8 @@ int main()
         kernel_ms = time_kernel(rounds);
       }
     }
-    std::printf("data_loader: %zu batches of %zu MiB, ring of %zu pinned slots, %d-thread grid of %u blocks\n",
-                batches, batch_elements * sizeof(u32) >> 20U, ring_slots, 256, config.grid.x);
+    std::printf("data_loader: %zu batches of %zu MiB, ring of %zu pinned slots, %d-thread grid of %u blocks\n", batches,
+                batch_elements * sizeof(u32) >> 20U, ring_slots, 256, config.grid.x);
     std::printf("data_loader: calibration: H2D copy %.3f ms (%.1f GB/s), host fill of a slot %.3f ms (%.1f GB/s); "
                 "kernel target %.3f ms, %u rounds per element take %.3f ms\n",
                 copy_ms, batch_elements * sizeof(u32) / (copy_ms * 1e6), fill_ms,
@@ -320,7 +321,8 @@ int main()
                   host_fill_ms > kernel_ms ? " (the host fill was slower than the kernel: the host is the bottleneck)"
                                            : "");
     }
-    std::printf("data_loader: %zu of %zu batch checksums wrong: %s\n", wrong, 2 * batches, wrong == 0 ? "PASS" : "FAIL");
+    std::printf("data_loader: %zu of %zu batch checksums wrong: %s\n", wrong, 2 * batches,
+                wrong == 0 ? "PASS" : "FAIL");
     return wrong == 0 ? 0 : 1;
   });
 }

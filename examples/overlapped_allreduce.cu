@@ -6,7 +6,6 @@
 // the parameters against a host reference; exits non-zero on a wrong result or without a GPU.
 #include "support/example_main.hpp"
 
-#include <umsync/stream_edge.hpp>
 #include <umsync/device.hpp>
 #include <umsync/launch.hpp>
 #include <umsync/memory/async_pool_buffer.hpp>
@@ -14,6 +13,7 @@
 #include <umsync/nccl/collectives.hpp>
 #include <umsync/nccl/communicator.hpp>
 #include <umsync/stream.hpp>
+#include <umsync/stream_edge.hpp>
 
 #include <chrono>
 #include <cstddef>

@@ -59,14 +59,15 @@ using training = umsync::phase_plan<
                   umsync::uses<activations, umsync::device_read_write>>,
     umsync::phase<backward, umsync::uses<inputs, umsync::device_read>, umsync::uses<activations, umsync::device_read>,
                   umsync::uses<grads, umsync::device_read_write>>,
-    umsync::phase<optimizer, umsync::uses<weights, umsync::device_read_write>, umsync::uses<grads, umsync::device_read>>,
+    umsync::phase<optimizer, umsync::uses<weights, umsync::device_read_write>,
+                  umsync::uses<grads, umsync::device_read>>,
     umsync::phase<checkpoint, umsync::uses<weights, umsync::host_read_write>>>;
 static_assert(training::read_mostly_in<forward, weights> && !training::read_mostly_in<optimizer, weights>);
 
 // Column-major sizes: W is O x D, X is D x B.
-constexpr int dim_in = 512;    // D
-constexpr int dim_out = 256;   // O
-constexpr int batch = 256;     // B
+constexpr int dim_in = 512;   // D
+constexpr int dim_out = 256;  // O
+constexpr int batch = 256;    // B
 constexpr int steps = 3;
 constexpr float learning_rate = 1.0F;
 constexpr std::size_t w_size = std::size_t(dim_out) * dim_in;
@@ -132,8 +133,8 @@ void backward_work(Scope const& scope, Stream const& s, cublasHandle_t blas)
   umsync::launch(s, elementwise, loss_gradient, io, act, grad, y_size);
   float const one = 1.0F;
   float const zero = 0.0F;
-  TRAINING_CUBLAS_CHECK(cublasSgemm(blas, CUBLAS_OP_N, CUBLAS_OP_T, dim_out, dim_in, batch, &one,
-                                    grad.data() + w_size, dim_out, io.data(), dim_in, &zero, grad.data(), dim_out));
+  TRAINING_CUBLAS_CHECK(cublasSgemm(blas, CUBLAS_OP_N, CUBLAS_OP_T, dim_out, dim_in, batch, &one, grad.data() + w_size,
+                                    dim_out, io.data(), dim_in, &zero, grad.data(), dim_out));
 }
 
 template <class Scope, umsync::stream_handle Stream>
@@ -231,7 +232,8 @@ int main()
     std::fill(act.begin(), act.end(), 0.0F);  // initialized pages: no tool reads garbage
     std::fill(grad.begin(), grad.end(), 0.0F);
 
-    auto advisor = umsync::make_phase_advisor<training>(umsync::bind_buffer<weights>(w), umsync::bind_buffer<inputs>(io),
+    auto advisor = umsync::make_phase_advisor<training>(umsync::bind_buffer<weights>(w),
+                                                        umsync::bind_buffer<inputs>(io),
                                                         umsync::bind_buffer<activations>(act),
                                                         umsync::bind_buffer<grads>(grad));
     std::printf("training_step: %s", advisor.describe().c_str());
@@ -364,8 +366,8 @@ int main()
     }
     double const best_stream = *std::min_element(stream_ms.begin(), stream_ms.end());
     double const best_graph = *std::min_element(graph_ms.begin(), graph_ms.end());
-    std::printf("\ntraining_step: best step: stream %.3f ms (%.1f GFLOP/s), graph %.3f ms (%.1f GFLOP/s)\n", best_stream,
-                gemm_flops / (best_stream * 1e6), best_graph, gemm_flops / (best_graph * 1e6));
+    std::printf("\ntraining_step: best step: stream %.3f ms (%.1f GFLOP/s), graph %.3f ms (%.1f GFLOP/s)\n",
+                best_stream, gemm_flops / (best_stream * 1e6), best_graph, gemm_flops / (best_graph * 1e6));
     auto const report = [](char const* what, comparison const& c, auto const& got, auto const& want) {
       std::printf("training_step: %-16s %zu of %zu weights outside tolerance, max |diff| %.3g", what, c.wrong, w_size,
                   c.max_abs);

@@ -43,10 +43,12 @@ struct activations {};
 struct grads {};
 
 using training = umsync::phase_plan<
-    umsync::phase<forward, umsync::uses<weights, umsync::device_read>, umsync::uses<activations, umsync::device_read_write>>,
+    umsync::phase<forward, umsync::uses<weights, umsync::device_read>,
+                  umsync::uses<activations, umsync::device_read_write>>,
     umsync::phase<backward, umsync::uses<weights, umsync::device_read>, umsync::uses<activations, umsync::device_read>,
                   umsync::uses<grads, umsync::device_read_write>>,
-    umsync::phase<optimizer, umsync::uses<weights, umsync::device_read_write>, umsync::uses<grads, umsync::device_read>>,
+    umsync::phase<optimizer, umsync::uses<weights, umsync::device_read_write>,
+                  umsync::uses<grads, umsync::device_read>>,
     umsync::phase<checkpoint, umsync::uses<weights, umsync::host_read>>>;
 
 constexpr telemetry::um_budget gate{
@@ -144,8 +146,9 @@ step_result advised_step(std::vector<u32> const& initial)
   auto const measured = [&](char const* phase, auto&& body) {
     telemetry::um_counters const c = telemetry::measure_um(body);
     std::printf("  phase %-10s on demand %8llu B to device, %8llu B to host; GPU faults %llu, CPU faults %llu\n", phase,
-                static_cast<unsigned long long>(c.htod_fault_bytes), static_cast<unsigned long long>(c.dtoh_fault_bytes),
-                static_cast<unsigned long long>(c.gpu_page_faults), static_cast<unsigned long long>(c.cpu_page_faults));
+                static_cast<unsigned long long>(c.htod_fault_bytes),
+                static_cast<unsigned long long>(c.dtoh_fault_bytes), static_cast<unsigned long long>(c.gpu_page_faults),
+                static_cast<unsigned long long>(c.cpu_page_faults));
     result.counters += c;
   };
   measured("forward", [&] {

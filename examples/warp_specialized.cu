@@ -18,9 +18,9 @@
 // hazard (see test/named_barrier_test.cu, where the results are right).
 #include "support/example_main.hpp"
 
-#include <umsync/umsync.hpp>
 #include <umsync/sync/barrier_plan.hpp>
 #include <umsync/sync/named_barrier.hpp>
+#include <umsync/umsync.hpp>
 
 #include <algorithm>
 #include <cstdint>
@@ -36,18 +36,17 @@ struct compute {};
 using u32 = std::uint32_t;
 
 constexpr unsigned block_threads = 256;
-constexpr unsigned producer_threads = 128;   // warps 0..3
+constexpr unsigned producer_threads = 128;             // warps 0..3
 constexpr unsigned tile_words = 4 * producer_threads;  // one uint4 per producer thread
 constexpr unsigned tiles_per_block = 32;
 constexpr unsigned work_rounds = 16;  // consumer work per element
 
-using plan = umsync::barrier_plan<block_threads,
-                                  umsync::reserved_barrier_ids<1, 7>,                // a library's barriers
-                                  umsync::producer_consumer_spec<8, 0x0F, 0xF0>,     // 0: full, stage 0
-                                  umsync::producer_consumer_spec<9, 0x0F, 0xF0>,     // 1: full, stage 1
-                                  umsync::producer_consumer_spec<10, 0xF0, 0x0F>,    // 2: empty, stage 0
-                                  umsync::producer_consumer_spec<11, 0xF0, 0x0F>,    // 3: empty, stage 1
-                                  umsync::barrier_spec<12, 0xFF>>;                   // 4: all warps
+using plan = umsync::barrier_plan<block_threads, umsync::reserved_barrier_ids<1, 7>,  // a library's barriers
+                                  umsync::producer_consumer_spec<8, 0x0F, 0xF0>,      // 0: full, stage 0
+                                  umsync::producer_consumer_spec<9, 0x0F, 0xF0>,      // 1: full, stage 1
+                                  umsync::producer_consumer_spec<10, 0xF0, 0x0F>,     // 2: empty, stage 0
+                                  umsync::producer_consumer_spec<11, 0xF0, 0x0F>,     // 3: empty, stage 1
+                                  umsync::barrier_spec<12, 0xFF>>;                    // 4: all warps
 static_assert(plan::barrier_count == 5 && plan::barrier_type<0>::thread_count == block_threads);
 // Writing producer_consumer_spec<9, ...> twice, or an id in 1..7, would not compile:
 // test/compile_fail/barrier_plan_duplicate_id.cu and barrier_plan_reserved_id.cu.
@@ -142,7 +141,8 @@ __global__ void __launch_bounds__(plan::block_threads) lockstep(u32 const* in, u
 int main()
 {
   return umsync_example::run("warp_specialized", [&](umsync::device_probe const&) {
-    unsigned const blocks = 4U * static_cast<unsigned>(umsync::capabilities(umsync::current_device()).multiprocessor_count);
+    unsigned const blocks = 4U *
+                            static_cast<unsigned>(umsync::capabilities(umsync::current_device()).multiprocessor_count);
     std::size_t const n = std::size_t(blocks) * tiles_per_block * tile_words;
     umsync::launch_config const config{.grid = blocks, .block = plan::block_threads};
 
@@ -176,7 +176,7 @@ int main()
     std::size_t wrong_total = 0;
     auto const run = [&](char const* name, void (*kernel)(u32 const*, u32*)) {
       std::fill(host_out.begin(), host_out.end(), 0xA5A5A5A5U);
-      umsync::copy_async(out, host_out, s);  // poison the output
+      umsync::copy_async(out, host_out, s);                       // poison the output
       umsync::launch(s, config, kernel, std::as_const(in), out);  // warm-up
       float best_ms = 1e30F;
       for (int trial = 0; trial < 5; ++trial) {

@@ -95,8 +95,8 @@ TEST_CASE("bounded waits that are satisfied in time return what they saw and lea
   umsync_test::sync_buffer<std::uint64_t> seen(3, umsync_test::memory::device);
   seen.fill_bytes(0xA5);
   umsync::wait_diagnostics diagnostics;
-  umsync_test::launch_cooperative(late_producer, 2, 32, nullptr, flag_word.get(), counter_word.get(),
-                                  phase_word.get(), seen.get(), std::uint64_t{200'000}, diagnostics.device_record());
+  umsync_test::launch_cooperative(late_producer, 2, 32, nullptr, flag_word.get(), counter_word.get(), phase_word.get(),
+                                  seen.get(), std::uint64_t{200'000}, diagnostics.device_record());
   diagnostics.check(cudaDeviceSynchronize(), "cudaDeviceSynchronize after late_producer");
   std::vector<std::uint64_t> const result = seen.download();
   CHECK(result[0] >= 5U);

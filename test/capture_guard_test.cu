@@ -4,8 +4,8 @@
 #include "support/graph_warm_up.cuh"
 #include "support/kernels.cuh"
 
-#include <umsync/device.hpp>
 #include <umsync/capture/capture_status.hpp>
+#include <umsync/device.hpp>
 #include <umsync/graph/capture_scope.hpp>
 #include <umsync/graph/graph_exec.hpp>
 #include <umsync/graph/graph_memory.hpp>
@@ -48,9 +48,10 @@ void warm_up_graphs_and_managed()
     u32* managed = nullptr;
     std::size_t const bytes = std::size_t{1} << 20;
     UMSYNC_CUDA_CHECK(cudaMallocManaged(reinterpret_cast<void**>(&managed), bytes));
-    UMSYNC_CUDA_CHECK(
-        cudaMemAdvise(managed, bytes, cudaMemAdviseSetPreferredLocation, cudaMemLocation{cudaMemLocationTypeDevice, device}));
-    UMSYNC_CUDA_CHECK(cudaMemPrefetchAsync(managed, bytes, cudaMemLocation{cudaMemLocationTypeDevice, device}, 0, s.get()));
+    UMSYNC_CUDA_CHECK(cudaMemAdvise(managed, bytes, cudaMemAdviseSetPreferredLocation,
+                                    cudaMemLocation{cudaMemLocationTypeDevice, device}));
+    UMSYNC_CUDA_CHECK(cudaMemPrefetchAsync(managed, bytes, cudaMemLocation{cudaMemLocationTypeDevice, device}, 0,
+                                           s.get()));
     UMSYNC_CUDA_CHECK(cudaMemsetAsync(managed, 0, bytes, s.get()));
     UMSYNC_CUDA_CHECK(cudaMemPrefetchAsync(managed, bytes, cudaMemLocation{cudaMemLocationTypeHost, 0}, 0, s.get()));
     umsync::synchronize(s);
@@ -187,9 +188,8 @@ TEST_CASE("a raw cudaMemPrefetchAsync in a capture invalidates it: end() throws 
   umsync::stream<left> const a;
   umsync::capture_scope scope(a);
   umsync::launch(scope.stream(), {}, umsync_test::spin_for, std::uint64_t{1000});
-  cudaError_t const status =
-      cudaMemPrefetchAsync(managed.data(), managed.bytes(), cudaMemLocation{cudaMemLocationTypeDevice, device}, 0,
-                           a.get());
+  cudaError_t const status = cudaMemPrefetchAsync(managed.data(), managed.bytes(),
+                                                  cudaMemLocation{cudaMemLocationTypeDevice, device}, 0, a.get());
   static_cast<void>(cudaGetLastError());
   MESSAGE("cudaMemPrefetchAsync inside a capture returned " << std::string(cudaGetErrorName(status)));
   CHECK(status != cudaSuccess);

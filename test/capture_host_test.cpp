@@ -15,13 +15,21 @@ struct compute {};
 struct copy {};
 
 template <class S>
+// clang-format off
 concept has_synchronize = requires(S const& s) { s.synchronize(); };
+// clang-format on
 template <class S>
+// clang-format off
 concept has_ready = requires(S const& s) { s.ready(); };
+// clang-format on
 template <class S>
+// clang-format off
 concept has_view = requires(S const& s) { s.view(); };
+// clang-format on
 template <class S>
+// clang-format off
 concept has_priority = requires(S const& s) { s.priority(); };
+// clang-format on
 }  // namespace
 
 using capturing = umsync::capturing_stream<compute>;

@@ -26,7 +26,6 @@ struct right {};
 using u32 = std::uint32_t;
 constexpr umsync::launch_config grid{.grid = 132, .block = 256};
 
-
 }  // namespace
 
 TEST_CASE("a capture_scope destroyed without end() discards the captured work and leaves both streams usable")

@@ -12,8 +12,8 @@ TEST_CASE("capabilities match what the runtime reports")
   UMSYNC_CUDA_CHECK(cudaGetDeviceProperties(&props, 0));
   MESSAGE(props.name << ": sm_" << caps.compute_capability() << ", " << caps.multiprocessor_count << " SMs, L2 "
                      << caps.l2_cache_bytes << " B, managed " << caps.managed_memory << ", concurrent managed "
-                     << caps.concurrent_managed_access << ", pageable " << caps.pageable_memory_access
-                     << ", pools " << caps.memory_pools << ", 64-bit mem ops " << caps.stream_mem_ops_64bit);
+                     << caps.concurrent_managed_access << ", pageable " << caps.pageable_memory_access << ", pools "
+                     << caps.memory_pools << ", 64-bit mem ops " << caps.stream_mem_ops_64bit);
   CHECK(caps.ordinal == 0);
   CHECK(caps.compute_capability_major == props.major);
   CHECK(caps.compute_capability_minor == props.minor);
@@ -26,10 +26,7 @@ TEST_CASE("capabilities match what the runtime reports")
   CHECK(caps.pageable_memory_access == (props.pageableMemoryAccess != 0));
 }
 
-TEST_CASE("capabilities are read once and cached")
-{
-  CHECK(&umsync::capabilities(0) == &umsync::capabilities(0));
-}
+TEST_CASE("capabilities are read once and cached") { CHECK(&umsync::capabilities(0) == &umsync::capabilities(0)); }
 
 TEST_CASE("an invalid device ordinal throws cuda_error naming the call and the caller's line")
 {

@@ -23,10 +23,7 @@ TEST_CASE("check throws cuda_error naming the status, the call and the caller's 
   }
 }
 
-TEST_CASE("check passes cudaSuccess through")
-{
-  CHECK_NOTHROW(umsync::check(cudaSuccess, "cudaNothing"));
-}
+TEST_CASE("check passes cudaSuccess through") { CHECK_NOTHROW(umsync::check(cudaSuccess, "cudaNothing")); }
 
 TEST_CASE("UMSYNC_CUDA_CHECK takes the call's text")
 {
@@ -72,7 +69,8 @@ TEST_CASE("every umsync exception is a umsync::error, on the standard base that 
   CHECK_THROWS_AS(throw umsync::ordering_error({}, {}), umsync::usage_error);
   // what() through umsync::error and through the standard base is the same text.
   umsync::length_error const e("copy of 8 elements into 4");
-  CHECK(std::string(static_cast<umsync::error const&>(e).what()) == std::string(static_cast<std::exception const&>(e).what()));
+  CHECK(std::string(static_cast<umsync::error const&>(e).what()) ==
+        std::string(static_cast<std::exception const&>(e).what()));
 }
 
 TEST_CASE("each message starts with exactly one \"umsync: \", whether or not the thrower wrote one")
@@ -87,7 +85,8 @@ TEST_CASE("each message starts with exactly one \"umsync: \", whether or not the
   for (std::string const& what :
        {caught_as_umsync_error(umsync::usage_error("umsync: umsync: doubled by a caller")),
         caught_as_umsync_error(umsync::usage_error("plain")), caught_as_umsync_error(umsync::length_error("x")),
-        caught_as_umsync_error(umsync::out_of_range("umsync: x")), caught_as_umsync_error(umsync::invalid_argument("x")),
+        caught_as_umsync_error(umsync::out_of_range("umsync: x")),
+        caught_as_umsync_error(umsync::invalid_argument("x")),
         caught_as_umsync_error(umsync::cuda_error(cudaErrorInvalidValue, "cudaX")),
         caught_as_umsync_error(umsync::bad_alloc(1, "umsync: pool"))}) {
     CHECK(what.starts_with("umsync: "));

@@ -4,7 +4,6 @@
 #include "support/graph_warm_up.cuh"
 #include "support/kernels.cuh"
 
-#include <umsync/stream_edge.hpp>
 #include <umsync/capture/capture_status.hpp>
 #include <umsync/graph/capture_scope.hpp>
 #include <umsync/graph/graph_exec.hpp>
@@ -12,6 +11,7 @@
 #include <umsync/launch.hpp>
 #include <umsync/memory/copy.hpp>
 #include <umsync/memory/memory_pool.hpp>
+#include <umsync/stream_edge.hpp>
 
 #include <algorithm>
 #include <cstddef>
@@ -35,7 +35,6 @@ __global__ void add_into(u32 const* x, u32 const* y, u32* out, std::size_t n)
     out[i] = x[i] + y[i];
   }
 }
-
 
 /// One training-step-like unit of work on two streams: a slow producer on `a`, a consumer on
 /// `b` after an edge, independent work on `a`, and a join on `a` after an edge back. Every
@@ -159,7 +158,7 @@ TEST_CASE("a two-stream step captured and replayed matches the stream version, a
       }
       umsync::graph_memory_usage const running = umsync::graph_memory(device);
       MESSAGE("graph memory while the graph_exec lives: used " << running.used << " B, reserved " << running.reserved
-                                                             << " B, used high " << running.used_high << " B");
+                                                               << " B, used high " << running.used_high << " B");
       CHECK(running.used_high >= 2 * n * sizeof(u32));  // the allocation nodes did allocate
     }
     UMSYNC_CUDA_CHECK(cudaDeviceSynchronize());
@@ -172,11 +171,9 @@ TEST_CASE("a two-stream step captured and replayed matches the stream version, a
     CHECK(free_before_trim < free_at_start);
     umsync::trim_graph_memory(device);
     umsync::graph_memory_usage const after_trim = umsync::graph_memory(device);
-    MESSAGE("graph memory after graph_exec destroyed: used " << after_destroy.used << " B, reserved "
-                                                           << after_destroy.reserved << " B, device free "
-                                                           << free_before_trim << " B (start " << free_at_start
-                                                           << " B); after trim: reserved " << after_trim.reserved
-                                                           << " B");
+    MESSAGE("graph memory after graph_exec destroyed: used "
+            << after_destroy.used << " B, reserved " << after_destroy.reserved << " B, device free " << free_before_trim
+            << " B (start " << free_at_start << " B); after trim: reserved " << after_trim.reserved << " B");
     CHECK(after_trim.reserved == 0);
     CHECK(after_trim.used == 0);
   }
@@ -211,11 +208,9 @@ TEST_CASE("a 64 MiB graph allocation stays in the graph memory cache after its g
   std::size_t const free_kept = umsync_test::memory_baseline::free_bytes();
   umsync::trim_graph_memory(device);
   std::size_t const free_trimmed = umsync_test::memory_baseline::free_bytes();
-  MESSAGE("64 MiB graph allocation, graph_exec destroyed: graph memory reserved " << kept.reserved
-                                                                                 << " B, device free memory "
-                                                                                 << free_at_start - free_kept
-                                                                                 << " B below start; after trim "
-                                                                                 << free_at_start - free_trimmed);
+  MESSAGE("64 MiB graph allocation, graph_exec destroyed: graph memory reserved "
+          << kept.reserved << " B, device free memory " << free_at_start - free_kept << " B below start; after trim "
+          << free_at_start - free_trimmed);
   // Measured on the H200: the cache keeps all of it until trimmed, then gives all of it back.
   CHECK(kept.reserved >= bytes);
   CHECK(free_at_start - free_kept >= bytes);

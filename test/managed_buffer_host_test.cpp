@@ -44,7 +44,8 @@ static_assert(!umsync::detail::managed_memory<umsync::pinned_span<float>>);
 // Buffers are move-only; each policy hands kernels the span of its memory kind.
 static_assert(!std::is_copy_constructible_v<umsync::managed_buffer<float>>);
 static_assert(std::is_nothrow_move_constructible_v<umsync::managed_buffer<float>>);
-static_assert(std::is_same_v<decltype(std::declval<umsync::managed_buffer<float>&>().span()), umsync::managed_span<float>>);
+static_assert(
+    std::is_same_v<decltype(std::declval<umsync::managed_buffer<float>&>().span()), umsync::managed_span<float>>);
 static_assert(std::is_same_v<decltype(std::declval<umsync::managed_buffer<float> const&>().span()),
                              umsync::managed_span<float const>>);
 static_assert(std::is_same_v<decltype(std::declval<umsync::step_buffer<int, umsync::managed>&>().device()),

@@ -6,8 +6,8 @@
 
 #include <umsync/device.hpp>
 #include <umsync/launch.hpp>
-#include <umsync/memory/managed_batch.hpp>
 #include <umsync/memory/copy.hpp>
+#include <umsync/memory/managed_batch.hpp>
 #include <umsync/memory/managed_buffer.hpp>
 #include <umsync/memory/pinned_buffer.hpp>
 #include <umsync/stream.hpp>
@@ -24,11 +24,11 @@
 
 namespace {
 using u32 = std::uint32_t;
+using umsync::managed_location;
 using umsync_test::affine_in_place;
 using umsync_test::concurrent_managed_access;
 using umsync_test::trim_default_managed_pool;
 using umsync_test::warm_up_managed;
-using umsync::managed_location;
 constexpr umsync::launch_config grid{.grid = 132, .block = 256};
 
 __global__ void fill_index(u32* data, std::size_t n, u32 key)

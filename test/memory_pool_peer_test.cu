@@ -33,8 +33,8 @@ __global__ void write_then_post(u32 const* in, u32* peer_data, u32* peer_flag, s
 __global__ void wait_then_read(u32 const* data, u32* flag_word, u32* out, std::size_t n, umsync::wait_record* record)
 {
   if (threadIdx.x == 0) {
-    umsync::flag<umsync::system_visible>{flag_word}.wait(
-        umsync::wait_budget{record, 5'000'000'000ULL, "peer GPU posted its flag"});
+    umsync::flag<umsync::system_visible>{flag_word}.wait(umsync::wait_budget{record, 5'000'000'000ULL,
+                                                                             "peer GPU posted its flag"});
   }
   __syncthreads();
   for (std::size_t i = threadIdx.x; i < n; i += blockDim.x) {

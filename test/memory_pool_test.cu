@@ -38,15 +38,14 @@ TEST_CASE("a pool with threshold 0 gives memory back at synchronization, as the 
   }
   s.synchronize();
   CHECK(pool.ref().reserved_bytes() == 0);
-  MESSAGE("device default pool release threshold: "
-          << umsync::memory_pool_ref::device_default(0).release_threshold());
+  MESSAGE("device default pool release threshold: " << umsync::memory_pool_ref::device_default(0).release_threshold());
 }
 
 TEST_CASE("reuse policy round-trips, and memory_pool_options sets it at creation")
 {
   umsync::memory_pool pool;
-  pool.ref().set_reuse({.follow_event_dependencies = true, .allow_opportunistic = false,
-                        .allow_internal_dependencies = false});
+  pool.ref().set_reuse(
+      {.follow_event_dependencies = true, .allow_opportunistic = false, .allow_internal_dependencies = false});
   auto const policy = pool.ref().reuse();
   CHECK(policy.follow_event_dependencies);
   CHECK_FALSE(policy.allow_opportunistic);

@@ -26,14 +26,15 @@ static_assert(std::is_same_v<umsync::memory_span_of_t<umsync::async_pool_buffer<
 static_assert(umsync::memory_kind_of<umsync::managed_buffer<int>> == umsync::memory_kind::managed);
 static_assert(umsync::memory_kind_of<umsync::pinned_buffer<int>> == umsync::memory_kind::pinned_host);
 static_assert(umsync::memory_kind_of<umsync::pageable_span<int>> == umsync::memory_kind::pageable_host);
-static_assert(std::is_same_v<umsync::memory_span_of_t<umsync::managed_span<int const>>, umsync::managed_span<int const>>);
+static_assert(
+    std::is_same_v<umsync::memory_span_of_t<umsync::managed_span<int const>>, umsync::managed_span<int const>>);
 
 // A user's types take part without umsync naming them.
 static_assert(umsync::memory_range<userlib::device_array<float>>);
-static_assert(std::is_same_v<umsync::memory_span_of_t<userlib::device_array<float> const>,
-                             umsync::device_span<float const>>);
-static_assert(std::is_same_v<umsync::memory_span_of_t<userlib::stream_array<float, copy>>,
-                             umsync::device_span<float, copy>>);
+static_assert(
+    std::is_same_v<umsync::memory_span_of_t<userlib::device_array<float> const>, umsync::device_span<float const>>);
+static_assert(
+    std::is_same_v<umsync::memory_span_of_t<userlib::stream_array<float, copy>>, umsync::device_span<float, copy>>);
 static_assert(umsync::memory_kind_of<userlib::host_array<char>> == umsync::memory_kind::pageable_host);
 
 // What answers nothing is not memory: raw pointers, standard containers, other types.

@@ -50,13 +50,13 @@ TEST_CASE("a user's device memory takes part in launch, copy_async and copy_sync
     userlib::stream_array<u32, compute> out{out_memory.pointer, n};
     umsync::pinned_buffer<u32> staging(n);
     std::copy(input.begin(), input.end(), staging.begin());
-    umsync::copy_async(in, staging, s);                                                // pinned -> user's
+    umsync::copy_async(in, staging, s);                                               // pinned -> user's
     UMSYNC_CUDA_CHECK(cudaMemsetAsync(out.pointer, 0xA5, n * sizeof(u32), s.get()));  // poison
     userlib::device_array<u32> const& read_only = in;
     umsync::launch(s, grid, umsync_test::xor_with, read_only, out, n, key);  // span of const -> u32 const*
     umsync::async_pool_buffer<u32, compute> pooled(n, s);
-    umsync::copy_async(pooled, out, s);                   // user's (tagged) -> umsync's, same tag
-    umsync::copy_sync_pageable(output, pooled, s);        // and back to the host
+    umsync::copy_async(pooled, out, s);             // user's (tagged) -> umsync's, same tag
+    umsync::copy_sync_pageable(output, pooled, s);  // and back to the host
   }
   std::size_t wrong = 0;
   for (std::size_t i = 0; i < n; ++i) {

@@ -16,9 +16,9 @@ constexpr unsigned block_threads = 256;
 constexpr unsigned tile_elements = 128;  // one element per producer thread
 
 // Warps 0..3 produce, 4..7 consume. "full": producers -> consumers; "empty": the way back.
-using pipeline_plan = umsync::barrier_plan<block_threads, umsync::reserved_barrier_ids<1, 7>,
-                                           umsync::producer_consumer_spec<8, 0x0F, 0xF0>,
-                                           umsync::producer_consumer_spec<9, 0xF0, 0x0F>>;
+using pipeline_plan =
+    umsync::barrier_plan<block_threads, umsync::reserved_barrier_ids<1, 7>,
+                         umsync::producer_consumer_spec<8, 0x0F, 0xF0>, umsync::producer_consumer_spec<9, 0xF0, 0x0F>>;
 
 static_assert(pipeline_plan::barrier_count == 2);
 static_assert(pipeline_plan::used_ids == ((1U << 8) | (1U << 9)));
@@ -143,10 +143,7 @@ TEST_CASE("producer warps hand tiles to consumer warps with arrive and wait (una
   check_pipeline(false);
 }
 
-TEST_CASE("producer warps hand tiles to consumer warps with arrive and wait (aligned forms)")
-{
-  check_pipeline(true);
-}
+TEST_CASE("producer warps hand tiles to consumer warps with arrive and wait (aligned forms)") { check_pipeline(true); }
 
 TEST_CASE("groups of warps on their own named barriers proceed independently")
 {

@@ -20,10 +20,12 @@ struct named_buffer {
 };
 
 using training = umsync::phase_plan<
-    umsync::phase<forward, umsync::uses<weights, umsync::device_read>, umsync::uses<activations, umsync::device_read_write>>,
+    umsync::phase<forward, umsync::uses<weights, umsync::device_read>,
+                  umsync::uses<activations, umsync::device_read_write>>,
     umsync::phase<backward, umsync::uses<weights, umsync::device_read>, umsync::uses<activations, umsync::device_read>,
                   umsync::uses<grads, umsync::device_read_write>>,
-    umsync::phase<optimizer, umsync::uses<weights, umsync::device_read_write>, umsync::uses<grads, umsync::device_read>>,
+    umsync::phase<optimizer, umsync::uses<weights, umsync::device_read_write>,
+                  umsync::uses<grads, umsync::device_read>>,
     umsync::phase<checkpoint, umsync::uses<weights, umsync::host_read>>>;
 
 using umsync::phase_side;

@@ -5,8 +5,8 @@
 #include "support/gpu_test.hpp"
 #include "support/kernels.cuh"
 
-#include <umsync/device.hpp>
 #include <umsync/capture/capture_status.hpp>
+#include <umsync/device.hpp>
 #include <umsync/graph/capture_scope.hpp>
 #include <umsync/graph/graph_exec.hpp>
 #include <umsync/graph/graph_memory.hpp>
@@ -39,10 +39,12 @@ struct activations {};
 struct grads {};
 
 using training = umsync::phase_plan<
-    umsync::phase<forward, umsync::uses<weights, umsync::device_read>, umsync::uses<activations, umsync::device_read_write>>,
+    umsync::phase<forward, umsync::uses<weights, umsync::device_read>,
+                  umsync::uses<activations, umsync::device_read_write>>,
     umsync::phase<backward, umsync::uses<weights, umsync::device_read>, umsync::uses<activations, umsync::device_read>,
                   umsync::uses<grads, umsync::device_read_write>>,
-    umsync::phase<optimizer, umsync::uses<weights, umsync::device_read_write>, umsync::uses<grads, umsync::device_read>>,
+    umsync::phase<optimizer, umsync::uses<weights, umsync::device_read_write>,
+                  umsync::uses<grads, umsync::device_read>>,
     umsync::phase<checkpoint, umsync::uses<weights, umsync::host_read_write>>>;
 
 // activations = weights * 3 + 1

@@ -113,8 +113,7 @@ TEST_CASE("pool ipc child: imports, transforms, frees (run by the test above)" *
   umsync::stream<> const s;
   {
     umsync::imported_allocation<std::uint32_t> in(pool, umsync::allocation_token::from_text(env("UMSYNC_IPC_IN")), n);
-    umsync::imported_allocation<std::uint32_t> out(pool, umsync::allocation_token::from_text(env("UMSYNC_IPC_OUT")),
-                                                   n);
+    umsync::imported_allocation<std::uint32_t> out(pool, umsync::allocation_token::from_text(env("UMSYNC_IPC_OUT")), n);
     umsync_test::xor_with<<<264, 256, 0, s.view()>>>(in.data(), out.data(), n, key);
     umsync_test::check_launch("xor_with");
     s.synchronize();

@@ -173,8 +173,8 @@ void host_device_conversation(umsync_test::memory kind)
   umsync::wait_diagnostics diagnostics;
   UMSYNC_CUDA_CHECK(cudaDeviceSynchronize());
 
-  talk_to_host<<<1, 32>>>(to_host.get(), to_host_flag.get(), from_host.get(), from_host_flag.get(), out.get(), n,
-                          seed, diagnostics.device_record());
+  talk_to_host<<<1, 32>>>(to_host.get(), to_host_flag.get(), from_host.get(), from_host_flag.get(), out.get(), n, seed,
+                          diagnostics.device_record());
   umsync_test::check_launch("talk_to_host");
   umsync::flag<umsync::system_visible> const posted{to_host_flag.get()};
   bool const heard = posted.wait_for(10s);

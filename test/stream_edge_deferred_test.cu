@@ -4,9 +4,9 @@
 #include "support/gpu_test.hpp"
 #include "support/kernels.cuh"
 
-#include <umsync/stream_edge.hpp>
 #include <umsync/launch.hpp>
 #include <umsync/memory/copy.hpp>
+#include <umsync/stream_edge.hpp>
 
 #include <cstddef>
 #include <cstdint>

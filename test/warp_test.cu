@@ -64,8 +64,8 @@ __global__ void tile_operations(std::uint32_t const* in, tile_result* out)
 }
 
 template <unsigned Lanes>
-void check_tiles(std::vector<std::uint32_t> const& input, umsync_test::sync_buffer<std::uint32_t>& in,
-                 unsigned blocks, unsigned threads)
+void check_tiles(std::vector<std::uint32_t> const& input, umsync_test::sync_buffer<std::uint32_t>& in, unsigned blocks,
+                 unsigned threads)
 {
   umsync_test::sync_buffer<tile_result> out(input.size(), umsync_test::memory::device);
   out.fill_bytes(0xA5);

@@ -22,14 +22,13 @@ UMSYNC_NAMESPACE_BEGIN
 /// toolkit's stub driver library.
 [[nodiscard]] constexpr bool is_no_device_error(cudaError_t status) noexcept
 {
-  return status == cudaErrorNoDevice || status == cudaErrorInsufficientDriver ||
-         status == cudaErrorStubLibrary;
+  return status == cudaErrorNoDevice || status == cudaErrorInsufficientDriver || status == cudaErrorStubLibrary;
 }
 
 /// What a look for devices found.
 struct device_probe {
-  int count = 0;                       ///< usable devices
-  cudaError_t status = cudaSuccess;    ///< why count is 0, if it is
+  int count = 0;                     ///< usable devices
+  cudaError_t status = cudaSuccess;  ///< why count is 0, if it is
   [[nodiscard]] bool usable() const noexcept { return count > 0; }
   /// One line for logs and skipped tests: "2 CUDA devices" or the reason there are none.
   [[nodiscard]] std::string reason() const
@@ -80,12 +79,10 @@ struct device_capabilities {
 
 namespace detail {
 
-inline int read_attribute(cudaDeviceAttr attribute, int ordinal, char const* name,
-                          std::source_location const& where)
+inline int read_attribute(cudaDeviceAttr attribute, int ordinal, char const* name, std::source_location const& where)
 {
   int value = 0;
-  check(cudaDeviceGetAttribute(&value, attribute, ordinal), std::string("cudaDeviceGetAttribute(") + name + ")",
-        where);
+  check(cudaDeviceGetAttribute(&value, attribute, ordinal), std::string("cudaDeviceGetAttribute(") + name + ")", where);
   return value;
 }
 
@@ -102,8 +99,7 @@ inline device_capabilities query_capabilities(int ordinal, std::source_location 
   caps.l2_cache_bytes = read(cudaDevAttrL2CacheSize, "cudaDevAttrL2CacheSize");
   caps.max_threads_per_block = read(cudaDevAttrMaxThreadsPerBlock, "cudaDevAttrMaxThreadsPerBlock");
   caps.managed_memory = read(cudaDevAttrManagedMemory, "cudaDevAttrManagedMemory") != 0;
-  caps.concurrent_managed_access =
-      read(cudaDevAttrConcurrentManagedAccess, "cudaDevAttrConcurrentManagedAccess") != 0;
+  caps.concurrent_managed_access = read(cudaDevAttrConcurrentManagedAccess, "cudaDevAttrConcurrentManagedAccess") != 0;
   caps.pageable_memory_access = read(cudaDevAttrPageableMemoryAccess, "cudaDevAttrPageableMemoryAccess") != 0;
   caps.host_native_atomics = read(cudaDevAttrHostNativeAtomicSupported, "cudaDevAttrHostNativeAtomicSupported") != 0;
   caps.memory_pools = read(cudaDevAttrMemoryPoolsSupported, "cudaDevAttrMemoryPoolsSupported") != 0;

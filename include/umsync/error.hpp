@@ -68,14 +68,9 @@ class standard_error : public Standard, public error {
 /// caller's location, so the message says what failed and where in the user's code.
 class cuda_error : public detail::standard_error<std::runtime_error> {
  public:
-  cuda_error(cudaError_t status, std::string_view call,
-             std::source_location where = std::source_location::current())
-      : standard_error(make_message(status, call, where)),
-        status_(status),
-        call_(call),
-        where_(where)
-  {
-  }
+  cuda_error(cudaError_t status, std::string_view call, std::source_location where = std::source_location::current())
+      : standard_error(make_message(status, call, where)), status_(status), call_(call), where_(where)
+  {}
 
   [[nodiscard]] cudaError_t code() const noexcept { return status_; }
   /// The status's enumerator name, e.g. "cudaErrorInvalidDevice".
@@ -84,11 +79,10 @@ class cuda_error : public detail::standard_error<std::runtime_error> {
   [[nodiscard]] std::source_location const& where() const noexcept { return where_; }
 
  private:
-  static std::string make_message(cudaError_t status, std::string_view call,
-                                  std::source_location const& where)
+  static std::string make_message(cudaError_t status, std::string_view call, std::source_location const& where)
   {
-    return std::string(call) + " failed with " + cudaGetErrorName(status) + " (" +
-           cudaGetErrorString(status) + ") at " + detail::describe_location(where);
+    return std::string(call) + " failed with " + cudaGetErrorName(status) + " (" + cudaGetErrorString(status) +
+           ") at " + detail::describe_location(where);
   }
 
   cudaError_t status_;
@@ -106,10 +100,9 @@ class bad_alloc : public std::bad_alloc, public error {
         where_(where),
         message_(detail::umsync_message(std::string(allocator) + " could not allocate " +
                                         std::to_string(requested_bytes) + " bytes" +
-                                        (detail.empty() ? std::string() : " (" + std::string(detail) + ")") +
-                                        " at " + detail::describe_location(where)))
-  {
-  }
+                                        (detail.empty() ? std::string() : " (" + std::string(detail) + ")") + " at " +
+                                        detail::describe_location(where)))
+  {}
 
   [[nodiscard]] char const* what() const noexcept override { return message_.c_str(); }
   [[nodiscard]] std::size_t requested_bytes() const noexcept { return requested_bytes_; }
@@ -160,8 +153,7 @@ class ordering_error : public usage_error {
 
   ordering_error(site earlier, site later)
       : usage_error(describe(earlier, later)), earlier_(std::move(earlier)), later_(std::move(later))
-  {
-  }
+  {}
 
   [[nodiscard]] site const& earlier() const noexcept { return earlier_; }
   [[nodiscard]] site const& later() const noexcept { return later_; }
@@ -175,8 +167,8 @@ class ordering_error : public usage_error {
       return std::string(buffer);
     };
     return "unordered access: " + later.operation + " on stream " + stream_name(later.stream) + " at " +
-           detail::describe_location(later.where) + " is not ordered after the " + earlier.operation +
-           " on stream " + stream_name(earlier.stream) + " at " + detail::describe_location(earlier.where) +
+           detail::describe_location(later.where) + " is not ordered after the " + earlier.operation + " on stream " +
+           stream_name(earlier.stream) + " at " + detail::describe_location(earlier.where) +
            "; add an event edge (umsync::stream_dependency) between them";
   }
 
@@ -213,10 +205,7 @@ inline std::atomic<destructor_error_handler>& destructor_handler_slot() noexcept
 }
 
 /// For destructors and other noexcept paths: hands `failure` to the handler instead of throwing.
-inline void report_in_destructor(error const& failure) noexcept
-{
-  destructor_handler_slot().load()(failure);
-}
+inline void report_in_destructor(error const& failure) noexcept { destructor_handler_slot().load()(failure); }
 
 /// The same for a failed CUDA call.
 inline void report_in_destructor(cudaError_t status, std::string_view call,
@@ -239,8 +228,7 @@ inline void report_in_destructor(cudaError_t status, std::string_view call,
 /// nullptr restores the default (print to stderr).
 inline destructor_error_handler set_destructor_error_handler(destructor_error_handler handler) noexcept
 {
-  return detail::destructor_handler_slot().exchange(handler != nullptr ? handler
-                                                                       : &detail::print_destructor_error);
+  return detail::destructor_handler_slot().exchange(handler != nullptr ? handler : &detail::print_destructor_error);
 }
 
 UMSYNC_NAMESPACE_END

@@ -64,7 +64,8 @@ void launch(Stream const& stream, launch_config const& config, void (*kernel)(Pa
 {
   static_assert(sizeof...(Params) == sizeof...(Args), "umsync: launch needs one argument per kernel parameter");
   using tag = typename Stream::tag_type;
-  std::tuple<Params...> values{static_cast<Params>(detail::kernel_argument<tag>(std::forward<Args>(args), stream.get(), config.where))...};
+  std::tuple<Params...> values{
+      static_cast<Params>(detail::kernel_argument<tag>(std::forward<Args>(args), stream.get(), config.where))...};
   std::apply(
       [&](auto&... value) {
         void* pointers[] = {static_cast<void*>(&value)..., nullptr};

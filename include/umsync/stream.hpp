@@ -37,7 +37,8 @@ struct stream_priority_range {
   [[nodiscard]] constexpr bool contains(int p) const noexcept { return p <= least && p >= greatest; }
 };
 
-[[nodiscard]] inline stream_priority_range stream_priorities(std::source_location where = std::source_location::current())
+[[nodiscard]] inline stream_priority_range stream_priorities(
+    std::source_location where = std::source_location::current())
 {
   stream_priority_range range;
   check(cudaDeviceGetStreamPriorityRange(&range.least, &range.greatest), "cudaDeviceGetStreamPriorityRange", where);
@@ -67,9 +68,9 @@ class stream {
   {
     auto const range = stream_priorities(where);
     if (!range.contains(options.priority)) {
-      throw out_of_range("stream priority " + std::to_string(options.priority) +
-                              " is outside the device's range [" + std::to_string(range.greatest) + ", " +
-                              std::to_string(range.least) + "] (lower is more urgent)");
+      throw out_of_range("stream priority " + std::to_string(options.priority) + " is outside the device's range [" +
+                         std::to_string(range.greatest) + ", " + std::to_string(range.least) +
+                         "] (lower is more urgent)");
     }
     unsigned const flags = options.non_blocking ? cudaStreamNonBlocking : cudaStreamDefault;
     cudaStream_t handle = nullptr;
@@ -80,14 +81,16 @@ class stream {
   template <std::integral Zero>
   stream(Zero)  // NOLINT: exists to reject stream{0} with a message
   {
-    static_assert(detail::dependent_false<Zero>, "umsync: a stream cannot be made from 0 or nullptr; the legacy "
-                                                 "default stream is an explicit choice: umsync::legacy_default_stream()");
+    static_assert(detail::dependent_false<Zero>,
+                  "umsync: a stream cannot be made from 0 or nullptr; the legacy "
+                  "default stream is an explicit choice: umsync::legacy_default_stream()");
   }
   template <std::same_as<std::nullptr_t> Null>
   stream(Null)  // NOLINT: exists to reject stream{nullptr} with a message
   {
-    static_assert(detail::dependent_false<Null>, "umsync: a stream cannot be made from 0 or nullptr; the legacy "
-                                                 "default stream is an explicit choice: umsync::legacy_default_stream()");
+    static_assert(detail::dependent_false<Null>,
+                  "umsync: a stream cannot be made from 0 or nullptr; the legacy "
+                  "default stream is an explicit choice: umsync::legacy_default_stream()");
   }
 
   /// The raw handle. Throws usage_error on a moved-from stream: a null handle would mean
@@ -95,7 +98,7 @@ class stream {
   [[nodiscard]] cudaStream_t get() const { return handle_.get_or_throw("umsync::stream"); }
 
   [[nodiscard]] stream_view<Tag> view() const& { return stream_view<Tag>{get()}; }
-  stream_view<Tag> view() const&& = delete;  // a view of a temporary would dangle
+  stream_view<Tag> view() const&& = delete;              // a view of a temporary would dangle
   operator stream_view<Tag>() const& { return view(); }  // NOLINT: pass a stream where a view is wanted
   operator stream_view<Tag>() const&& = delete;
   operator cuda::stream_ref() const& { return cuda::stream_ref{get()}; }  // NOLINT: CCCL interop

@@ -48,8 +48,7 @@ class stream_edge {
  public:
   stream_edge(stream_view<From> from, stream_view<To> to, std::source_location where = std::source_location::current())
       : from_(from), to_(to), event_(event_options{}, where)
-  {
-  }
+  {}
 
   /// Captures the work queued on the source stream so far; a later wait() orders the
   /// destination after it. Recording again replaces what a later wait() waits for.
@@ -81,9 +80,11 @@ class stream_edge {
   /// Orders the streams (immediate: edge(); deferred: wait()) and rebinds `buffer` to the
   /// destination stream.
   template <class T>
+  // clang-format off
   [[nodiscard("umsync: dropping a transfer's result frees the buffer; keep the returned buffer")]]
   async_pool_buffer<T, To> transfer(async_pool_buffer<T, From>&& buffer,
                                     std::source_location where = std::source_location::current())
+  // clang-format on
   {
     order_for_handoff(where);
     return async_pool_buffer<T, To>(rebind_key{}, std::move(buffer), to_);
@@ -96,9 +97,11 @@ class stream_edge {
   ///   stream_dependency(reader, owner).edge();
   /// UMSYNC_DEBUG builds report a missing join as an ordering_error.
   template <class T>
+  // clang-format off
   [[nodiscard("umsync: a shared view is the only way to read the buffer on the destination stream")]]
   device_span<T const, To> share(async_pool_buffer<T, From> const& buffer,
                                  std::source_location where = std::source_location::current())
+  // clang-format on
   {
     order_for_handoff(where);
     return device_span<T const, To>::adopt(buffer.data(), buffer.size());

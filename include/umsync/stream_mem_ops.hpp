@@ -58,8 +58,7 @@ inline CUdeviceptr stream_mem_op_address(cudaStream_t stream, void const* word, 
       throw usage_error(std::string(operation) +
                         ": the word is in pageable host memory; use device memory or pinned host memory");
     case cudaMemoryTypeHost:
-    case cudaMemoryTypeDevice:
-      break;
+    case cudaMemoryTypeDevice: break;
   }
   if (attributes.devicePointer == nullptr) {
     throw usage_error(std::string(operation) + ": the pinned word is not mapped into the device's address space");

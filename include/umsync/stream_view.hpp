@@ -28,16 +28,20 @@ struct untagged {};
 
 /// Anything that names a CUDA stream and its affinity tag: umsync::stream and stream_view.
 template <class S>
+// clang-format off
 concept stream_handle = requires(S const& s) {
   typename S::tag_type;
   { s.get() } -> std::same_as<cudaStream_t>;
 };
+// clang-format on
 
 /// Anything that names a CUDA event: umsync::event and timed_event.
 template <class E>
+// clang-format off
 concept event_handle = requires(E const& e) {
   { e.get() } -> std::same_as<cudaEvent_t>;
 };
+// clang-format on
 
 template <class Tag = untagged>
 class stream_view {
@@ -50,18 +54,20 @@ class stream_view {
   template <std::integral Zero>
   stream_view(Zero)  // NOLINT: exists to reject stream_view{0} with a message
   {
-    static_assert(detail::dependent_false<Zero>, "umsync: a stream cannot be made from 0 or nullptr; the legacy "
-                                                 "default stream is an explicit choice: umsync::legacy_default_stream()");
+    static_assert(detail::dependent_false<Zero>,
+                  "umsync: a stream cannot be made from 0 or nullptr; the legacy "
+                  "default stream is an explicit choice: umsync::legacy_default_stream()");
   }
   template <std::same_as<std::nullptr_t> Null>
   stream_view(Null)  // NOLINT: exists to reject stream_view{nullptr} with a message
   {
-    static_assert(detail::dependent_false<Null>, "umsync: a stream cannot be made from 0 or nullptr; the legacy "
-                                                 "default stream is an explicit choice: umsync::legacy_default_stream()");
+    static_assert(detail::dependent_false<Null>,
+                  "umsync: a stream cannot be made from 0 or nullptr; the legacy "
+                  "default stream is an explicit choice: umsync::legacy_default_stream()");
   }
 
   [[nodiscard]] constexpr cudaStream_t get() const noexcept { return handle_; }
-  constexpr operator cudaStream_t() const noexcept { return handle_; }  // NOLINT: launch syntax needs it
+  constexpr operator cudaStream_t() const noexcept { return handle_; }              // NOLINT: launch syntax needs it
   operator cuda::stream_ref() const noexcept { return cuda::stream_ref{handle_}; }  // NOLINT: CCCL interop
 
   /// Blocks the calling host thread until all work queued so far on the stream is done.

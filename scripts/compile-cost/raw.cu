@@ -13,13 +13,13 @@ __global__ void scale(float* x, int n)
   }
 }
 
-#define CHECK(call)                                                                       \
-  do {                                                                                    \
-    cudaError_t const status_ = (call);                                                   \
-    if (status_ != cudaSuccess) {                                                         \
-      std::fprintf(stderr, "%s failed: %s\n", #call, cudaGetErrorString(status_));        \
-      std::exit(1);                                                                       \
-    }                                                                                     \
+#define CHECK(call)                                                                \
+  do {                                                                             \
+    cudaError_t const status_ = (call);                                            \
+    if (status_ != cudaSuccess) {                                                  \
+      std::fprintf(stderr, "%s failed: %s\n", #call, cudaGetErrorString(status_)); \
+      std::exit(1);                                                                \
+    }                                                                              \
   } while (0)
 
 int main()

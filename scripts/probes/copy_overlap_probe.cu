@@ -27,13 +27,13 @@
 #include <cstdlib>
 #include <vector>
 
-#define CU(call)                                                                        \
-  do {                                                                                  \
-    cudaError_t s_ = (call);                                                            \
-    if (s_ != cudaSuccess) {                                                            \
-      std::printf("FATAL %s: %s\n", #call, cudaGetErrorName(s_));                       \
-      std::exit(2);                                                                     \
-    }                                                                                   \
+#define CU(call)                                                  \
+  do {                                                            \
+    cudaError_t s_ = (call);                                      \
+    if (s_ != cudaSuccess) {                                      \
+      std::printf("FATAL %s: %s\n", #call, cudaGetErrorName(s_)); \
+      std::exit(2);                                               \
+    }                                                             \
   } while (0)
 
 namespace {
@@ -177,9 +177,7 @@ int main()
   }
 
   // Calibrate the kernel to ~0.9 ms, the example's figure.
-  auto const kernel_ms = [&] {
-    return best_of_3(s, [&] { launch(s, ring[0], s.compute); });
-  };
+  auto const kernel_ms = [&] { return best_of_3(s, [&] { launch(s, ring[0], s.compute); }); };
   for (int step = 0; step < 8; ++step) {
     float const k = kernel_ms();
     if (k > 0.81F && k < 0.99F) {
@@ -187,7 +185,9 @@ int main()
     }
     s.rounds = std::max(1U, static_cast<unsigned>(s.rounds * 0.9F / std::max(k, 0.001F)));
   }
-  float const copy = best_of_3(s, [&] { CU(cudaMemcpyAsync(ring[0], s.pinned[0], bytes, cudaMemcpyHostToDevice, s.load)); });
+  float const copy = best_of_3(s, [&] {
+    CU(cudaMemcpyAsync(ring[0], s.pinned[0], bytes, cudaMemcpyHostToDevice, s.load));
+  });
   std::printf("one copy %.3f ms (%.1f GB/s), one kernel %.3f ms at %u rounds\n", copy, bytes / (copy * 1e6),
               kernel_ms(), s.rounds);
 

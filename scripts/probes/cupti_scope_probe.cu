@@ -27,8 +27,24 @@
 #include <thread>
 #include <vector>
 
-#define CU(call) do { cudaError_t s_ = (call); if (s_ != cudaSuccess) { std::printf("FATAL %s: %s\n", #call, cudaGetErrorName(s_)); std::exit(2);} } while (0)
-#define CP(call) do { CUptiResult r_ = (call); if (r_ != CUPTI_SUCCESS) { const char* m_ = "?"; cuptiGetResultString(r_, &m_); std::printf("FATAL %s: %s\n", #call, m_); std::exit(3);} } while (0)
+#define CU(call)                                                  \
+  do {                                                            \
+    cudaError_t s_ = (call);                                      \
+    if (s_ != cudaSuccess) {                                      \
+      std::printf("FATAL %s: %s\n", #call, cudaGetErrorName(s_)); \
+      std::exit(2);                                               \
+    }                                                             \
+  } while (0)
+#define CP(call)                                \
+  do {                                          \
+    CUptiResult r_ = (call);                    \
+    if (r_ != CUPTI_SUCCESS) {                  \
+      const char* m_ = "?";                     \
+      cuptiGetResultString(r_, &m_);            \
+      std::printf("FATAL %s: %s\n", #call, m_); \
+      std::exit(3);                             \
+    }                                           \
+  } while (0)
 
 using rec_t = CUpti_ActivityUnifiedMemoryCounter3;
 static std::mutex g_mutex;
@@ -61,7 +77,12 @@ static std::vector<rec_t> take()
   out.swap(g_records);
   return out;
 }
-static uint64_t ts() { uint64_t t = 0; CP(cuptiGetTimestamp(&t)); return t; }
+static uint64_t ts()
+{
+  uint64_t t = 0;
+  CP(cuptiGetTimestamp(&t));
+  return t;
+}
 static void configure()
 {
   std::vector<CUpti_ActivityUnifiedMemoryCounterConfig> cfg;
@@ -97,7 +118,8 @@ static void report(char const* name, std::vector<rec_t> const& recs, uint64_t t0
     if (r.start < t0) ++before;
     if (r.start > t1) ++after;
   }
-  std::printf("%-11s %-34s %s: %5zu records, H2D %9llu B, D2H %9llu B, CPU faults %4llu, GPU faults %4llu; start<t0 %llu, start>t1 %llu\n",
+  std::printf("%-11s %-34s %s: %5zu records, H2D %9llu B, D2H %9llu B, CPU faults %4llu, GPU faults %4llu; start<t0 "
+              "%llu, start>t1 %llu\n",
               g_mode.c_str(), name, delivered_where == 0 ? "in scope " : "late     ", recs.size(),
               (unsigned long long)htod, (unsigned long long)dtoh, (unsigned long long)cpu, (unsigned long long)gpu,
               (unsigned long long)before, (unsigned long long)after);
@@ -190,7 +212,8 @@ int main(int argc, char** argv)
     std::size_t seen = 0;
     while (seen == 0 && rounds < 400) {
       ++rounds;
-      cudaMemLocation const to = rounds % 2 ? cudaMemLocation{cudaMemLocationTypeDevice, 0} : cudaMemLocation{cudaMemLocationTypeHost, 0};
+      cudaMemLocation const to = rounds % 2 ? cudaMemLocation{cudaMemLocationTypeDevice, 0}
+                                            : cudaMemLocation{cudaMemLocationTypeHost, 0};
       CU(cudaMemPrefetchAsync(h, 2 << 20, to, 0, nullptr));
       CU(cudaDeviceSynchronize());
       seen = take().size();
@@ -202,18 +225,35 @@ int main(int argc, char** argv)
     std::printf("handshake: first record after %d prefetch rounds, %.1f ms\n", rounds,
                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_start).count());
   }
-  phase("1 kernel reads 64 MiB host-resident", [&] { read_all<<<264, 256>>>(a, n, sink); CU(cudaGetLastError()); });
+  phase("1 kernel reads 64 MiB host-resident", [&] {
+    read_all<<<264, 256>>>(a, n, sink);
+    CU(cudaGetLastError());
+  });
   phase("2 nothing (sleep 100 ms)", [&] { sleep_ms(100); });
   uint32_t* c = nullptr;
   CU(cudaMallocManaged(&c, bytes));
   std::memset(c, 3, bytes);
   CU(cudaDeviceSynchronize());
-  phase("2c kernel reads c (allocated after 1)", [&] { read_all<<<264, 256>>>(c, n, sink); CU(cudaGetLastError()); });
+  phase("2c kernel reads c (allocated after 1)", [&] {
+    read_all<<<264, 256>>>(c, n, sink);
+    CU(cudaGetLastError());
+  });
   CU(cudaFree(c));
-  phase("3 kernel reads other 64 MiB", [&] { read_all<<<264, 256>>>(b, n, sink); CU(cudaGetLastError()); });
-  phase("4 prefetch 64 MiB to host", [&] { CU(cudaMemPrefetchAsync(a, bytes, cudaMemLocation{cudaMemLocationTypeHost, 0}, 0, nullptr)); });
-  phase("5 kernel reads it again (faults)", [&] { read_all<<<264, 256>>>(a, n, sink); CU(cudaGetLastError()); });
-  phase("6 host reads b one word/page", [&] { volatile uint32_t s = 0; for (size_t i = 0; i < n; i += 1024) s += b[i]; });
+  phase("3 kernel reads other 64 MiB", [&] {
+    read_all<<<264, 256>>>(b, n, sink);
+    CU(cudaGetLastError());
+  });
+  phase("4 prefetch 64 MiB to host", [&] {
+    CU(cudaMemPrefetchAsync(a, bytes, cudaMemLocation{cudaMemLocationTypeHost, 0}, 0, nullptr));
+  });
+  phase("5 kernel reads it again (faults)", [&] {
+    read_all<<<264, 256>>>(a, n, sink);
+    CU(cudaGetLastError());
+  });
+  phase("6 host reads b one word/page", [&] {
+    volatile uint32_t s = 0;
+    for (size_t i = 0; i < n; i += 1024) s += b[i];
+  });
   CU(cudaFree(a));
   CU(cudaFree(b));
   CU(cudaFree(sink));

@@ -19,13 +19,13 @@
 #include <unistd.h>
 #include <vector>
 
-#define CU(call)                                                                              \
-  do {                                                                                        \
-    cudaError_t s_ = (call);                                                                  \
-    if (s_ != cudaSuccess) {                                                                  \
-      std::printf("FATAL %s: %s (line %d)\n", #call, cudaGetErrorName(s_), __LINE__);        \
-      std::exit(2);                                                                           \
-    }                                                                                         \
+#define CU(call)                                                                      \
+  do {                                                                                \
+    cudaError_t s_ = (call);                                                          \
+    if (s_ != cudaSuccess) {                                                          \
+      std::printf("FATAL %s: %s (line %d)\n", #call, cudaGetErrorName(s_), __LINE__); \
+      std::exit(2);                                                                   \
+    }                                                                                 \
   } while (0)
 
 static const char* cupti_str(CUptiResult r)
@@ -35,13 +35,13 @@ static const char* cupti_str(CUptiResult r)
   return s;
 }
 
-#define CP(call)                                                                              \
-  do {                                                                                        \
-    CUptiResult r_ = (call);                                                                  \
-    if (r_ != CUPTI_SUCCESS) {                                                                \
-      std::printf("FATAL %s: %d %s (line %d)\n", #call, int(r_), cupti_str(r_), __LINE__);   \
-      std::exit(3);                                                                           \
-    }                                                                                         \
+#define CP(call)                                                                           \
+  do {                                                                                     \
+    CUptiResult r_ = (call);                                                               \
+    if (r_ != CUPTI_SUCCESS) {                                                             \
+      std::printf("FATAL %s: %d %s (line %d)\n", #call, int(r_), cupti_str(r_), __LINE__); \
+      std::exit(3);                                                                        \
+    }                                                                                      \
   } while (0)
 
 using rec_t = CUpti_ActivityUnifiedMemoryCounter3;
@@ -111,8 +111,8 @@ static std::vector<rec_t> take()
   return out;
 }
 
-static void summarize(const char* name, std::vector<rec_t> const& recs, uint64_t t0, uint64_t t1,
-                      void const* buf, std::size_t bytes)
+static void summarize(const char* name, std::vector<rec_t> const& recs, uint64_t t0, uint64_t t1, void const* buf,
+                      std::size_t bytes)
 {
   std::printf("== %s: %zu records (phase %.3f ms)\n", name, recs.size(), (t1 - t0) / 1e6);
   std::map<int, std::vector<rec_t const*>> by_kind;
@@ -134,8 +134,8 @@ static void summarize(const char* name, std::vector<rec_t> const& recs, uint64_t
       if (r->start >= t0 && r->start <= t1) ++in_phase;
     }
     std::printf("  kind %d %-20s n=%zu sum(value)=%llu min=%llu max=%llu addr_in_buffer=%d start_in_phase=%d\n", k,
-                kind_name(k), v.size(), (unsigned long long)sum, (unsigned long long)mn, (unsigned long long)mx,
-                in_buf, in_phase);
+                kind_name(k), v.size(), (unsigned long long)sum, (unsigned long long)mn, (unsigned long long)mx, in_buf,
+                in_phase);
     std::printf("    flags:");
     for (auto [f, c] : flags) std::printf(" %u:%d", f, c);
     std::printf("  src:");

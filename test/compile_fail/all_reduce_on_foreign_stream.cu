@@ -2,8 +2,8 @@
 // all-reduced on the communication stream; it crosses with stream_dependency::transfer
 // (event record on compute, wait on the communication stream) first.
 // expect-error: umsync: all_reduce on memory bound to another stream; cross to the communication stream with umsync::stream_dependency::transfer (an event edge) first
-#include <umsync/stream_edge.hpp>
 #include <umsync/nccl/collectives.hpp>
+#include <umsync/stream_edge.hpp>
 
 struct compute {};
 struct comm {};

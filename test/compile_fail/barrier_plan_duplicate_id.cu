@@ -11,7 +11,4 @@ using plan = umsync::barrier_plan<256, umsync::producer_consumer_spec<8, 0x0F, 0
                                   umsync::producer_consumer_spec<8, 0xF0, 0x0F>>;
 #endif
 
-__global__ void kernel()
-{
-  plan::barrier<0>().consumer_wait();
-}
+__global__ void kernel() { plan::barrier<0>().consumer_wait(); }

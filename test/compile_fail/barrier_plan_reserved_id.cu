@@ -9,7 +9,4 @@ using plan = umsync::barrier_plan<256, umsync::reserved_barrier_ids<1, 7>, umsyn
 using plan = umsync::barrier_plan<256, umsync::reserved_barrier_ids<1, 7>, umsync::barrier_spec<3, 0xFF>>;
 #endif
 
-__global__ void kernel()
-{
-  plan::barrier<0>().sync();
-}
+__global__ void kernel() { plan::barrier<0>().sync(); }

@@ -1,7 +1,7 @@
 // Rule 4: buffers are move-only; a deep copy names its stream.
 // expect-error: umsync: buffers are move-only; a deep copy names its stream: async_pool_buffer(other, stream)
-#include <umsync/stream.hpp>
 #include <umsync/memory/async_pool_buffer.hpp>
+#include <umsync/stream.hpp>
 
 void use(umsync::stream<> const& s)
 {

@@ -1,13 +1,16 @@
 // Rule 1: a buffer bound to stream tag A cannot be used in a launch on stream tag B; the way
 // across is stream_dependency::transfer (event record on A, wait on B).
 // expect-error: umsync: memory bound to one stream is used on another stream; cross with umsync::stream_dependency::transfer (an event edge) first
-#include <umsync/stream_edge.hpp>
 #include <umsync/launch.hpp>
+#include <umsync/stream_edge.hpp>
 
 struct producer {};
 struct consumer {};
 
-__global__ void fill(float* out, int n) { if (threadIdx.x < n) out[threadIdx.x] = 1.0f; }
+__global__ void fill(float* out, int n)
+{
+  if (threadIdx.x < n) out[threadIdx.x] = 1.0f;
+}
 
 void use(umsync::stream<producer> const& ps, umsync::stream<consumer> const& cs)
 {

@@ -1,9 +1,9 @@
 // Rule 1, for copies: memory bound to stream tag A cannot be copied on stream tag B.
 // expect-error: umsync: memory bound to one stream is used on another stream; cross with umsync::stream_dependency::transfer (an event edge) first
-#include <umsync/stream.hpp>
 #include <umsync/memory/async_pool_buffer.hpp>
 #include <umsync/memory/copy.hpp>
 #include <umsync/memory/pinned_buffer.hpp>
+#include <umsync/stream.hpp>
 
 struct producer {};
 struct consumer {};

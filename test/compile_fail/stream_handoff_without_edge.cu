@@ -3,6 +3,6 @@
 // buffer with no event edge). The control build is the example as shipped, with the edge.
 // expect-error: umsync: memory bound to one stream is used on another stream; cross with umsync::stream_dependency::transfer (an event edge) first
 #if !defined(UMSYNC_CF_CONTROL)
-#define UMSYNC_EXAMPLE_WITHOUT_EDGE
+#  define UMSYNC_EXAMPLE_WITHOUT_EDGE
 #endif
 #include "../../examples/stream_handoff.cu"

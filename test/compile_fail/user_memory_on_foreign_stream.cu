@@ -9,7 +9,10 @@
 struct producer {};
 struct consumer {};
 
-__global__ void fill(float* out, int n) { if (threadIdx.x < n) out[threadIdx.x] = 1.0f; }
+__global__ void fill(float* out, int n)
+{
+  if (threadIdx.x < n) out[threadIdx.x] = 1.0f;
+}
 
 void use(umsync::stream<producer> const& ps, umsync::stream<consumer> const& cs, float* memory)
 {

@@ -5,13 +5,13 @@
 #include "nccl/nccl_support.hpp"
 #include "support/user_memory.hpp"
 
-#include <umsync/stream_edge.hpp>
 #include <umsync/launch.hpp>
 #include <umsync/memory/async_pool_buffer.hpp>
 #include <umsync/memory/memory_pool.hpp>
 #include <umsync/nccl/collectives.hpp>
 #include <umsync/nccl/datatype.hpp>
 #include <umsync/stream.hpp>
+#include <umsync/stream_edge.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -116,10 +116,12 @@ TEST_CASE("one-rank all-reduce sum of random data gives the input, in place and 
     for (std::size_t i = 0; i < n; ++i) {
       floats[i] = static_cast<float>(input[i] % 100000U) * 0.25F;
     }
-    UMSYNC_CUDA_CHECK(cudaMemcpyAsync(as_float.data(), floats.data(), n * sizeof(float), cudaMemcpyHostToDevice, ns.get()));
+    UMSYNC_CUDA_CHECK(cudaMemcpyAsync(as_float.data(), floats.data(), n * sizeof(float), cudaMemcpyHostToDevice,
+                                      ns.get()));
     umsync::nccl::all_reduce(as_float, umsync::nccl::reduction::max, comms[0], ns);
     std::vector<float> back(n);
-    UMSYNC_CUDA_CHECK(cudaMemcpyAsync(back.data(), as_float.data(), n * sizeof(float), cudaMemcpyDeviceToHost, ns.get()));
+    UMSYNC_CUDA_CHECK(cudaMemcpyAsync(back.data(), as_float.data(), n * sizeof(float), cudaMemcpyDeviceToHost,
+                                      ns.get()));
     ns.synchronize();
     CHECK(std::memcmp(back.data(), floats.data(), n * sizeof(float)) == 0);
     comms[0].check_async_error();
@@ -177,7 +179,7 @@ TEST_CASE("a bucket crosses compute -> communication -> compute through typed ed
     for (int step = 0; step < 3; ++step) {
       umsync::async_pool_buffer<u32, compute> grads(n, cs, pool);
       umsync::launch(cs, grid, slow_produce, source, grads, n, std::uint64_t{20'000'000});  // 20 ms
-      auto grads_on_comm = to_comm.transfer(std::move(grads));  // event on cs, ns waits
+      auto grads_on_comm = to_comm.transfer(std::move(grads));                              // event on cs, ns waits
       // Allocated and poisoned on the communication stream: a reduce that runs before the
       // producer finished would copy poison, not the gradients.
       umsync::async_pool_buffer<u32, comm> reduced(n, ns, pool);
@@ -256,8 +258,8 @@ TEST_CASE("all-reduce sum across every visible GPU, one thread driving all ranks
     }
     auto& rank = *ranks.emplace_back(std::make_unique<rank_state>());
     rank.grads.emplace(n, rank.cs);
-    UMSYNC_CUDA_CHECK(cudaMemcpyAsync(rank.grads->data(), inputs.back().data(), n * sizeof(u32),
-                                      cudaMemcpyHostToDevice, rank.cs.get()));
+    UMSYNC_CUDA_CHECK(cudaMemcpyAsync(rank.grads->data(), inputs.back().data(), n * sizeof(u32), cudaMemcpyHostToDevice,
+                                      rank.cs.get()));
     rank.on_comm.emplace(rank.to_comm.transfer(std::move(*rank.grads)));
     rank.grads.reset();
   }

@@ -75,7 +75,8 @@ TEST_CASE("one rank from a unique id passed as bytes (the one-process-per-GPU pa
   int const device = umsync::current_device();
   auto const bytes = umsync::nccl::unique_id::create().bytes();  // what rank 0 would send
   {
-    umsync::nccl::communicator comm(umsync::nccl::unique_id::from_bytes(bytes), {.ranks = 1, .rank = 0, .device = device});
+    umsync::nccl::communicator comm(umsync::nccl::unique_id::from_bytes(bytes),
+                                    {.ranks = 1, .rank = 0, .device = device});
     CHECK(comm.size() == 1);
     CHECK(comm.rank() == 0);
     CHECK(comm.device() == device);

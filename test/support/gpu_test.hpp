@@ -75,7 +75,7 @@ class memory_baseline {
       now = free_bytes();
     }
     CHECK_MESSAGE(now >= free_before_, "device memory not back to its baseline: " << free_before_ << " B free before, "
-                                                                                 << now << " B after");
+                                                                                  << now << " B after");
     if (now > free_before_) {
       MESSAGE("the driver released " << (now - free_before_) << " B it held before this test's baseline");
     }
@@ -108,9 +108,6 @@ class memory_baseline {
 };
 
 /// Checks the last launch and throws cuda_error naming `what`.
-inline void check_launch(char const* what)
-{
-  umsync::check(cudaGetLastError(), std::string("launch of ") + what);
-}
+inline void check_launch(char const* what) { umsync::check(cudaGetLastError(), std::string("launch of ") + what); }
 
 }  // namespace umsync_test

@@ -5,8 +5,8 @@
 #include "support/gpu_test.hpp"
 #include "support/kernels.cuh"
 
-#include <umsync/device.hpp>
 #include <umsync/capture/capture_status.hpp>
+#include <umsync/device.hpp>
 #include <umsync/graph/capture_scope.hpp>
 #include <umsync/graph/graph_exec.hpp>
 #include <umsync/graph/graph_memory.hpp>

@@ -21,8 +21,7 @@ __global__ void spin_for(std::uint64_t nanoseconds)
 
 /// Busy-waits `delay_ns`, then writes out[i] = 3 * in[i] + 1: a slow producer that a
 /// missing edge would let a consumer overtake.
-__global__ void delayed_affine(std::uint32_t const* in, std::uint32_t* out, std::size_t n,
-                                      std::uint64_t delay_ns)
+__global__ void delayed_affine(std::uint32_t const* in, std::uint32_t* out, std::size_t n, std::uint64_t delay_ns)
 {
   if (threadIdx.x == 0) {
     std::uint64_t start = 0;

@@ -27,10 +27,7 @@ __global__ void affine_in_place(u32* data, std::size_t n, u32 a, u32 b)
   }
 }
 
-bool concurrent_managed_access()
-{
-  return umsync::capabilities(umsync::current_device()).concurrent_managed_access;
-}
+bool concurrent_managed_access() { return umsync::capabilities(umsync::current_device()).concurrent_managed_access; }
 
 void trim_default_managed_pool()
 {

@@ -85,8 +85,7 @@ inline void warm_up_managed_memory()
 /// Launches `kernel` cooperatively: all blocks are resident at once, so a block may wait for
 /// another without deadlocking. Checks the launch.
 template <class... Params, class... Args>
-void launch_cooperative(void (*kernel)(Params...), unsigned blocks, unsigned threads, cudaStream_t stream,
-                        Args... args)
+void launch_cooperative(void (*kernel)(Params...), unsigned blocks, unsigned threads, cudaStream_t stream, Args... args)
 {
   void* arguments[] = {static_cast<void*>(&args)...};
   UMSYNC_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<void const*>(kernel), dim3(blocks), dim3(threads),

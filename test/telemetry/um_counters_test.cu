@@ -114,10 +114,7 @@ u64 read_each_page_on_host(umsync::managed_buffer<u32> const& buffer)
   return sum;
 }
 
-bool concurrent_managed_access()
-{
-  return umsync::capabilities(umsync::current_device()).concurrent_managed_access;
-}
+bool concurrent_managed_access() { return umsync::capabilities(umsync::current_device()).concurrent_managed_access; }
 
 }  // namespace
 
@@ -164,7 +161,8 @@ TEST_CASE("budgets: each limit is inclusive, breaches are named, dropped records
   c.htod_fault_bytes = 1000;
   c.gpu_page_faults = 3;
   CHECK(telemetry::check_budget(c, {.max_htod_bytes = 1000, .max_gpu_page_faults = 3}).within_budget());
-  auto const over = telemetry::check_budget(c, {.max_htod_bytes = 999, .max_cpu_page_faults = 0, .max_gpu_page_faults = 2});
+  auto const over = telemetry::check_budget(
+      c, {.max_htod_bytes = 999, .max_cpu_page_faults = 0, .max_gpu_page_faults = 2});
   CHECK_FALSE(over.within_budget());
   REQUIRE(over.breaches().size() == 2);
   CHECK(over.describe().find("GPU page faults = 3, budget 2") != std::string::npos);

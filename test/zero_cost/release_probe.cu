@@ -6,7 +6,10 @@
 namespace {
 struct compute {};
 struct copy {};
-__global__ void scale(float* data, int n) { if (threadIdx.x < n) data[threadIdx.x] *= 2.0f; }
+__global__ void scale(float* data, int n)
+{
+  if (threadIdx.x < n) data[threadIdx.x] *= 2.0f;
+}
 }  // namespace
 
 void umsync_release_probe(umsync::stream<compute> const& a, umsync::stream<copy> const& b)

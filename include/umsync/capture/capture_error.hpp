@@ -23,8 +23,7 @@ class capture_error : public usage_error {
                     "; it would fail with cudaErrorStreamCaptureUnsupported and invalidate the capture. "
                     "Call it before the capture begins or after capture_scope::end()"),
         operation_(operation)
-  {
-  }
+  {}
 
   /// The CUDA call that was refused, e.g. "cudaMemPrefetchAsync".
   [[nodiscard]] std::string const& operation() const noexcept { return operation_; }

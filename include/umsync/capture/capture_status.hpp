@@ -16,11 +16,11 @@
 // call. These guards throw capture_error before the call, and the capture stays valid.
 #pragma once
 
-#include <umsync/config.hpp>
-#include <umsync/error.hpp>
 #include <umsync/capture/capture_error.hpp>
 #include <umsync/capture/capture_mode.hpp>
 #include <umsync/capture/non_capturing_stream.hpp>
+#include <umsync/config.hpp>
+#include <umsync/error.hpp>
 #include <umsync/stream_view.hpp>
 
 #include <cstddef>
@@ -64,8 +64,8 @@ inline void check_not_capturing(cudaStream_t stream, std::string_view operation,
   switch (capture_status_of(stream, where)) {
     case capture_status::none: return;
     case capture_status::active:
-      throw capture_error(operation, "its stream is being captured into a graph (at " +
-                                         detail::describe_location(where) + ")");
+      throw capture_error(operation,
+                          "its stream is being captured into a graph (at " + detail::describe_location(where) + ")");
     case capture_status::invalidated:
       throw capture_error(operation, "its stream belongs to a capture that is already invalidated (at " +
                                          detail::describe_location(where) + ")");
@@ -75,7 +75,7 @@ inline void check_not_capturing(cudaStream_t stream, std::string_view operation,
 /// check_not_capturing in UMSYNC_DEBUG builds; nothing in release builds. For hot paths that
 /// take raw handles or stream_views, where the types cannot tell.
 inline void debug_check_not_capturing(cudaStream_t stream, std::string_view operation,
-                                  std::source_location where = std::source_location::current())
+                                      std::source_location where = std::source_location::current())
 {
   if constexpr (debug_build) {
     check_not_capturing(stream, operation, where);
@@ -111,11 +111,12 @@ inline void debug_check_not_capturing(cudaStream_t stream, std::string_view oper
 /// Throws capture_error naming `operation`, a call that takes no stream (cudaMalloc,
 /// cudaMemAdvise), when capture_refuses_unsafe_calls(). Always checks.
 inline void check_not_capturing(std::string_view operation,
-                                       std::source_location where = std::source_location::current())
+                                std::source_location where = std::source_location::current())
 {
   if (capture_refuses_unsafe_calls(where)) {
-    throw capture_error(operation, "a umsync capture in progress refuses potentially unsafe calls from this thread (at " +
-                                       detail::describe_location(where) + ")");
+    throw capture_error(operation,
+                        "a umsync capture in progress refuses potentially unsafe calls from this thread (at " +
+                            detail::describe_location(where) + ")");
   }
 }
 

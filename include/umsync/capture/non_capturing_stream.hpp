@@ -15,9 +15,9 @@
 // capturing: capture_guard.hpp checks that at run time.
 #pragma once
 
+#include <umsync/capture/capturing_stream.hpp>
 #include <umsync/config.hpp>
 #include <umsync/detail/dependent_false.hpp>
-#include <umsync/capture/capturing_stream.hpp>
 #include <umsync/stream_view.hpp>
 
 #include <type_traits>

@@ -31,15 +31,12 @@ class unique_handle {
   unique_handle() = default;
   explicit unique_handle(Value value, Release release = Release{}) noexcept
       : value_(std::move(value)), release_(std::move(release))
-  {
-  }
+  {}
 
   unique_handle(unique_handle const&) = delete;
   unique_handle& operator=(unique_handle const&) = delete;
-  unique_handle(unique_handle&& other) noexcept
-      : value_(std::exchange(other.value_, Value{})), release_(other.release_)
-  {
-  }
+  unique_handle(unique_handle&& other) noexcept : value_(std::exchange(other.value_, Value{})), release_(other.release_)
+  {}
   unique_handle& operator=(unique_handle&& other) noexcept
   {
     if (this != &other) {

@@ -22,11 +22,11 @@
 // that began it.
 #pragma once
 
+#include <umsync/capture/capture_mode.hpp>
+#include <umsync/capture/capturing_stream.hpp>
 #include <umsync/config.hpp>
 #include <umsync/error.hpp>
 #include <umsync/event.hpp>
-#include <umsync/capture/capture_mode.hpp>
-#include <umsync/capture/capturing_stream.hpp>
 #include <umsync/graph/graph.hpp>
 #include <umsync/stream.hpp>
 #include <umsync/stream_view.hpp>
@@ -55,8 +55,7 @@ class capture_scope {
   explicit capture_scope(umsync::stream<Tag> const& origin, capture_mode mode = capture_mode::global,
                          std::source_location where = std::source_location::current())
       : capture_scope(origin.view(), mode, where)
-  {
-  }
+  {}
   explicit capture_scope(umsync::stream<Tag> const&& origin, capture_mode mode = capture_mode::global) = delete;
 
   // The capture belongs to this object (and, unless relaxed, to this thread): it stays put.
@@ -110,8 +109,10 @@ class capture_scope {
   /// Joins every forked stream back into the origin and ends the capture. Throws cuda_error
   /// when the capture was invalidated (a capture-unsafe call was made during it); the scope
   /// is ended either way, and a second end() throws usage_error.
+  // clang-format off
   [[nodiscard("umsync: end() returns the captured graph; dropping it discards the captured work")]]
   graph end(std::source_location where = std::source_location::current())
+  // clang-format on
   {
     require_active("end");
     try {

@@ -65,9 +65,8 @@ class graph {
                                         std::source_location where = std::source_location::current()) const
   {
     auto const all = nodes(where);
-    return static_cast<std::size_t>(std::count_if(all.begin(), all.end(), [&](cudaGraphNode_t node) {
-      return type_of(node, where) == type;
-    }));
+    return static_cast<std::size_t>(std::count_if(all.begin(), all.end(),
+                                                  [&](cudaGraphNode_t node) { return type_of(node, where) == type; }));
   }
 
   /// True when the graph allocates or frees memory (a capture of async_pool_buffer work).

@@ -35,14 +35,12 @@ class graph_update_error : public cuda_error {
   graph_update_error(cudaError_t status, cudaGraphExecUpdateResultInfo info,
                      std::source_location where = std::source_location::current())
       : graph_update_error(status, info, describe(info.result), where)
-  {
-  }
+  {}
   /// The same, with umsync's own reason instead of the result's description.
   graph_update_error(cudaError_t status, cudaGraphExecUpdateResultInfo info, std::string const& reason,
                      std::source_location where = std::source_location::current())
       : cuda_error(status, "cudaGraphExecUpdate (" + reason + ")", where), info_(info)
-  {
-  }
+  {}
 
   [[nodiscard]] cudaGraphExecUpdateResult result() const noexcept { return info_.result; }
   [[nodiscard]] bool topology_changed() const noexcept
@@ -58,8 +56,7 @@ class graph_update_error : public cuda_error {
       case cudaGraphExecUpdateSuccess: return "success";
       case cudaGraphExecUpdateErrorTopologyChanged:
         return "the topology changed: node count or edges differ; instantiate a new graph_exec";
-      case cudaGraphExecUpdateErrorNodeTypeChanged:
-        return "a node's type changed; instantiate a new graph_exec";
+      case cudaGraphExecUpdateErrorNodeTypeChanged: return "a node's type changed; instantiate a new graph_exec";
       case cudaGraphExecUpdateErrorFunctionChanged:
       case cudaGraphExecUpdateErrorUnsupportedFunctionChange:
         return "a kernel node's function changed in a way update cannot apply";

@@ -78,15 +78,13 @@ class async_pool_buffer {
   async_pool_buffer(std::size_t count, stream_view<Tag> stream,
                     std::source_location where = std::source_location::current())
       : async_pool_buffer(count, stream, std::nullopt, where)
-  {
-  }
+  {}
 
   /// `count` elements from `pool`, bound to `stream`.
   async_pool_buffer(std::size_t count, stream_view<Tag> stream, memory_pool_ref pool,
                     std::source_location where = std::source_location::current())
       : async_pool_buffer(count, stream, std::optional<memory_pool_ref>(pool), where)
-  {
-  }
+  {}
 
   /// A deep copy of `other` on `stream`, which names where the copy is ordered.
   async_pool_buffer(async_pool_buffer const& other, stream_view<Tag> stream,
@@ -120,8 +118,7 @@ class async_pool_buffer {
   template <class OtherTag>
   async_pool_buffer(rebind_key key, async_pool_buffer<T, OtherTag>&& other, stream_view<Tag> stream) noexcept
       : memory_(std::move(other).release_memory(key), detail::free_on_stream{stream.get()})
-  {
-  }
+  {}
 
   /// Gives up the memory without freeing it (for a stream_edge's transfer).
   [[nodiscard]] detail::owned_elements<T> release_memory(rebind_key) && noexcept { return memory_.release(); }

@@ -10,11 +10,11 @@
 // std::vector, a pageable_span) has its own, differently named, blocking call.
 #pragma once
 
+#include <umsync/capture/non_capturing_stream.hpp>
 #include <umsync/config.hpp>
 #include <umsync/detail/debug/ordering_checker.hpp>
 #include <umsync/detail/dependent_false.hpp>
 #include <umsync/error.hpp>
-#include <umsync/capture/non_capturing_stream.hpp>
 #include <umsync/memory/memory_range.hpp>
 #include <umsync/memory/memory_span.hpp>
 #include <umsync/stream_view.hpp>
@@ -32,8 +32,8 @@ namespace detail {
 
 /// Memory an async copy can name: a memory_range whose kind is not pageable host memory.
 template <class M>
-concept async_copy_operand =
-    memory_range<std::remove_reference_t<M>> && memory_kind_of<std::remove_reference_t<M>> != memory_kind::pageable_host;
+concept async_copy_operand = memory_range<std::remove_reference_t<M>> && memory_kind_of<std::remove_reference_t<M>>
+!= memory_kind::pageable_host;
 
 /// The host side of copy_sync_pageable: pageable memory (a pageable_span or a type that says
 /// pageable), or a contiguous range umsync knows nothing of (std::vector, std::span, an array).
@@ -70,8 +70,7 @@ void copy_spans(DstSpan dst, SrcSpan src, stream_view<StreamTag> stream, std::so
                 "umsync: memory bound to one stream is used on another stream; cross with "
                 "umsync::stream_dependency::transfer (an event edge) first");
   if (dst.size() < src.size()) {
-    throw length_error("copy of " + std::to_string(src.size()) + " elements into " +
-                            std::to_string(dst.size()));
+    throw length_error("copy of " + std::to_string(src.size()) + " elements into " + std::to_string(dst.size()));
   }
   if (src.empty()) {
     return;
@@ -88,7 +87,8 @@ void copy_spans(DstSpan dst, SrcSpan src, stream_view<StreamTag> stream, std::so
 /// Both sides are device, pinned or managed memory. `dst` smaller than `src` throws
 /// umsync::length_error (a std::length_error).
 template <class Dst, class Src, stream_handle Stream>
-void copy_async(Dst&& dst, Src&& src, Stream const& stream, std::source_location where = std::source_location::current())
+void copy_async(Dst&& dst, Src&& src, Stream const& stream,
+                std::source_location where = std::source_location::current())
 {
   if constexpr (!detail::async_copy_operand<Dst> || !detail::async_copy_operand<Src>) {
     static_assert(detail::dependent_false<Dst, Src>,

@@ -11,11 +11,11 @@
 // stream; both are checked first and named in the error rather than left to the runtime.
 #pragma once
 
+#include <umsync/capture/capture_status.hpp>
+#include <umsync/capture/non_capturing_stream.hpp>
 #include <umsync/config.hpp>
 #include <umsync/device.hpp>
 #include <umsync/error.hpp>
-#include <umsync/capture/capture_status.hpp>
-#include <umsync/capture/non_capturing_stream.hpp>
 #include <umsync/memory/managed_buffer.hpp>
 #include <umsync/memory/memory_span.hpp>
 

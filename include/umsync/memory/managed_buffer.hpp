@@ -13,13 +13,13 @@
 // capturing stream they do not compile, on a view of one they throw capture_error.
 #pragma once
 
+#include <umsync/capture/capture_status.hpp>
+#include <umsync/capture/non_capturing_stream.hpp>
 #include <umsync/config.hpp>
 #include <umsync/detail/allocate.hpp>
 #include <umsync/detail/unique_handle.hpp>
 #include <umsync/device.hpp>
 #include <umsync/error.hpp>
-#include <umsync/capture/capture_status.hpp>
-#include <umsync/capture/non_capturing_stream.hpp>
 #include <umsync/memory/memory_range.hpp>
 #include <umsync/memory/memory_span.hpp>
 #include <umsync/stream_view.hpp>
@@ -44,7 +44,8 @@ UMSYNC_NAMESPACE_BEGIN
 class managed_memory_unsupported : public usage_error {
  public:
   managed_memory_unsupported(std::string const& feature, int device)
-      : usage_error("device " + std::to_string(device) + " does not support " + feature), device_(device) {}
+      : usage_error("device " + std::to_string(device) + " does not support " + feature), device_(device)
+  {}
   [[nodiscard]] int device() const noexcept { return device_; }
 
  private:
@@ -103,7 +104,7 @@ struct accessed_by {
 
 template <class A>
 concept memory_advice = std::same_as<A, advice::read_mostly> || std::same_as<A, advice::preferred_location> ||
-                        std::same_as<A, advice::accessed_by>;
+    std::same_as<A, advice::accessed_by>;
 
 /// How a new managed allocation is attached (cudaMallocManaged's flags).
 enum class managed_attach {
@@ -125,7 +126,8 @@ namespace detail {
 
 /// cudaMemAdvise, refused while a umsync capture refuses unsafe calls (it would invalidate it).
 template <memory_advice Advice>
-void apply_advice(void const* memory, std::size_t bytes, Advice const& given, bool set, std::source_location const& where)
+void apply_advice(void const* memory, std::size_t bytes, Advice const& given, bool set,
+                  std::source_location const& where)
 {
   if (bytes == 0) {
     return;
@@ -136,7 +138,8 @@ void apply_advice(void const* memory, std::size_t bytes, Advice const& given, bo
 
 /// True for memory the protocol (memory_range.hpp) calls managed.
 template <class Memory>
-concept managed_memory = memory_range<Memory const> && memory_kind_of<Memory const> == memory_kind::managed;
+concept managed_memory = memory_range<Memory const> && memory_kind_of<Memory const>
+== memory_kind::managed;
 
 template <class Memory>
 constexpr void require_managed() noexcept
@@ -270,8 +273,7 @@ class managed_buffer {
           unsigned const flags = attach == managed_attach::host ? cudaMemAttachHost : cudaMemAttachGlobal;
           return cudaMallocManaged(memory, bytes, flags);
         }))
-  {
-  }
+  {}
 
   /// Allocates in stream order on `stream` from the device's default *managed* pool (CUDA 13:
   /// cudaMemGetDefaultMemPool with cudaMemAllocationTypeManaged); freed with cudaFreeAsync on
@@ -285,8 +287,7 @@ class managed_buffer {
                 "cudaMemGetDefaultMemPool(cudaMemAllocationTypeManaged)", where);
           return cudaMallocFromPoolAsync(memory, bytes, pool, stream.get());
         }))
-  {
-  }
+  {}
 
   managed_buffer(managed_buffer const&) = delete;
   managed_buffer& operator=(managed_buffer const&) = delete;
@@ -330,7 +331,8 @@ class managed_buffer {
 
   /// Migrates the whole buffer to `to`, in order on `stream`.
   template <stream_handle Stream>
-  void prefetch(managed_location to, Stream const& stream, std::source_location where = std::source_location::current()) const
+  void prefetch(managed_location to, Stream const& stream,
+                std::source_location where = std::source_location::current()) const
   {
     detail::prefetch_range(data(), size_bytes(), to, stream, where);
   }
@@ -403,23 +405,24 @@ class managed_buffer {
   using owned_memory = detail::unique_handle<detail::owned_elements<T>, detail::free_managed>;
 
   template <class Allocate>
-  static owned_memory allocate(
-      std::size_t count, cudaStream_t pool_stream, std::source_location const& where, Allocate&& allocate_call)
+  static owned_memory allocate(std::size_t count, cudaStream_t pool_stream, std::source_location const& where,
+                               Allocate&& allocate_call)
   {
     int const device = current_device(where);
     device_capabilities const& device_has = capabilities(device, where);
     if (!device_has.managed_memory || (pool_stream != nullptr && !device_has.memory_pools)) {
-      throw managed_memory_unsupported(pool_stream != nullptr ? "stream-ordered managed allocation (a managed memory pool)"
-                                                              : "managed memory (cudaMallocManaged)",
+      throw managed_memory_unsupported(pool_stream != nullptr
+                                           ? "stream-ordered managed allocation (a managed memory pool)"
+                                           : "managed memory (cudaMallocManaged)",
                                        device);
     }
     if (count != 0 && pool_stream == nullptr) {
       check_not_capturing("cudaMallocManaged", where);
     }
-    char const* const call = pool_stream != nullptr ? "cudaMallocFromPoolAsync (default managed pool)" : "cudaMallocManaged";
-    return owned_memory(
-        detail::allocate_elements<T>(count, "managed_buffer", call, allocate_call, where),
-        detail::free_managed{pool_stream});
+    char const* const call = pool_stream != nullptr ? "cudaMallocFromPoolAsync (default managed pool)"
+                                                    : "cudaMallocManaged";
+    return owned_memory(detail::allocate_elements<T>(count, "managed_buffer", call, allocate_call, where),
+                        detail::free_managed{pool_stream});
   }
 
   owned_memory memory_;

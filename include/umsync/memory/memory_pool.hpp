@@ -8,8 +8,8 @@
 #pragma once
 
 #include <umsync/config.hpp>
-#include <umsync/device.hpp>
 #include <umsync/detail/unique_handle.hpp>
+#include <umsync/device.hpp>
 #include <umsync/error.hpp>
 
 #include <cstddef>
@@ -30,8 +30,8 @@ class memory_pool_ref {
 
   /// The device's default pool (what cudaMallocAsync uses). Its release threshold is left as
   /// the driver set it; call set_release_threshold(keep_everything) to keep memory.
-  [[nodiscard]] static memory_pool_ref device_default(int device, std::source_location where =
-                                                                       std::source_location::current())
+  [[nodiscard]] static memory_pool_ref device_default(int device,
+                                                      std::source_location where = std::source_location::current())
   {
     cudaMemPool_t pool = nullptr;
     check(cudaDeviceGetDefaultMemPool(&pool, device), "cudaDeviceGetDefaultMemPool", where);
@@ -40,7 +40,10 @@ class memory_pool_ref {
 
   [[nodiscard]] constexpr cudaMemPool_t get() const noexcept { return handle_; }
 
-  [[nodiscard]] std::uint64_t release_threshold() const { return attribute(cudaMemPoolAttrReleaseThreshold, "release threshold"); }
+  [[nodiscard]] std::uint64_t release_threshold() const
+  {
+    return attribute(cudaMemPoolAttrReleaseThreshold, "release threshold");
+  }
   void set_release_threshold(std::uint64_t bytes, std::source_location where = std::source_location::current()) const
   {
     check(cudaMemPoolSetAttribute(handle_, cudaMemPoolAttrReleaseThreshold, &bytes),
@@ -48,14 +51,20 @@ class memory_pool_ref {
   }
 
   /// Bytes the pool holds from the driver now, and at most since the last reset.
-  [[nodiscard]] std::uint64_t reserved_bytes() const { return attribute(cudaMemPoolAttrReservedMemCurrent, "reserved"); }
+  [[nodiscard]] std::uint64_t reserved_bytes() const
+  {
+    return attribute(cudaMemPoolAttrReservedMemCurrent, "reserved");
+  }
   [[nodiscard]] std::uint64_t reserved_high_water() const
   {
     return attribute(cudaMemPoolAttrReservedMemHigh, "reserved high water");
   }
   /// Bytes handed out to allocations now, and at most since the last reset.
   [[nodiscard]] std::uint64_t used_bytes() const { return attribute(cudaMemPoolAttrUsedMemCurrent, "used"); }
-  [[nodiscard]] std::uint64_t used_high_water() const { return attribute(cudaMemPoolAttrUsedMemHigh, "used high water"); }
+  [[nodiscard]] std::uint64_t used_high_water() const
+  {
+    return attribute(cudaMemPoolAttrUsedMemHigh, "used high water");
+  }
   void reset_high_water(std::source_location where = std::source_location::current()) const
   {
     std::uint64_t zero = 0;
@@ -70,8 +79,8 @@ class memory_pool_ref {
   /// for a free on another to reuse its block: correct, but it can silently serialize a
   /// loader -> compute pipeline; turn it off where streams must run independently.
   struct reuse_policy {
-    bool follow_event_dependencies = true;  ///< reuse across streams ordered by events
-    bool allow_opportunistic = true;        ///< reuse when the free has completed, unordered
+    bool follow_event_dependencies = true;    ///< reuse across streams ordered by events
+    bool allow_opportunistic = true;          ///< reuse when the free has completed, unordered
     bool allow_internal_dependencies = true;  ///< the pool may insert waits to reuse
   };
   [[nodiscard]] reuse_policy reuse() const
@@ -129,9 +138,9 @@ class memory_pool_ref {
 };
 
 struct memory_pool_options {
-  int device = 0;                                               ///< where the memory lives
+  int device = 0;  ///< where the memory lives
   std::uint64_t release_threshold = memory_pool_ref::keep_everything;
-  std::size_t max_bytes = 0;                                    ///< 0: no limit but the device's
+  std::size_t max_bytes = 0;  ///< 0: no limit but the device's
   /// Allocations may be shared with other processes (POSIX file descriptor handles; see
   /// umsync/memory/pool_ipc.hpp).
   bool exportable = false;

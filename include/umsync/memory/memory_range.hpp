@@ -40,8 +40,10 @@ inline constexpr bool is_memory_span<memory_span<T, Kind, Tag>> = true;
 void umsync_memory() = delete;
 
 template <class M>
+// clang-format off
 concept answers_memory = requires(M& m) {
   { umsync_memory(m) };
+  // clang-format on
   requires is_memory_span<decltype(umsync_memory(m))>;
 };
 
@@ -65,7 +67,9 @@ inline constexpr detail::memory_of_fn memory_of{};
 
 /// Memory umsync can check: a memory_span, or a type that answers umsync_memory.
 template <class M>
+// clang-format off
 concept memory_range = requires(M& m) { memory_of(m); };
+// clang-format on
 
 /// The memory_span that `M` (a memory_range, maybe const) answers with.
 template <memory_range M>
@@ -88,8 +92,8 @@ namespace detail {
 /// before any queued work that reads it runs. Spans and borrowed ranges (std::ranges'
 /// enable_borrowed_range, which a user's own view type may set) do not own.
 template <class M>
-inline constexpr bool frees_memory_when_temporary =
-    !is_memory_span<std::remove_cvref_t<M>> && !std::ranges::enable_borrowed_range<std::remove_cvref_t<M>>;
+inline constexpr bool frees_memory_when_temporary = !is_memory_span<std::remove_cvref_t<M>> &&
+                                                    !std::ranges::enable_borrowed_range<std::remove_cvref_t<M>>;
 
 }  // namespace detail
 UMSYNC_NAMESPACE_END

@@ -16,9 +16,9 @@
 UMSYNC_NAMESPACE_BEGIN
 
 enum class memory_kind {
-  device,       ///< cudaMalloc, pool allocations: the device only
-  pinned_host,  ///< cudaMallocHost or cudaHostRegister: page-locked host memory
-  managed,      ///< cudaMallocManaged: migrates between host and device
+  device,         ///< cudaMalloc, pool allocations: the device only
+  pinned_host,    ///< cudaMallocHost or cudaHostRegister: page-locked host memory
+  managed,        ///< cudaMallocManaged: migrates between host and device
   pageable_host,  ///< malloc, new, std::vector: the host only; async copies of it block
 };
 

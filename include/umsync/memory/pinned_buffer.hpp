@@ -48,11 +48,10 @@ class pinned_buffer {
   using value_type = T;
 
   explicit pinned_buffer(std::size_t count, std::source_location where = std::source_location::current())
-      : memory_(detail::allocate_elements<T>(count, "pinned_buffer", "cudaMallocHost",
-                                             [](void** memory, std::size_t bytes) { return cudaMallocHost(memory, bytes); },
-                                             where))
-  {
-  }
+      : memory_(detail::allocate_elements<T>(
+            count, "pinned_buffer", "cudaMallocHost",
+            [](void** memory, std::size_t bytes) { return cudaMallocHost(memory, bytes); }, where))
+  {}
 
   [[nodiscard]] T* data() noexcept { return memory_.get().data; }
   [[nodiscard]] T const* data() const noexcept { return memory_.get().data; }

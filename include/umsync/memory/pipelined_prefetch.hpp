@@ -17,10 +17,10 @@
 // never depend on the edges; the edges only keep the pipeline in order.
 #pragma once
 
+#include <umsync/capture/non_capturing_stream.hpp>
 #include <umsync/config.hpp>
 #include <umsync/error.hpp>
 #include <umsync/event.hpp>
-#include <umsync/capture/non_capturing_stream.hpp>
 #include <umsync/memory/managed_buffer.hpp>
 #include <umsync/stream_view.hpp>
 

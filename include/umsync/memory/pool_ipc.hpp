@@ -99,7 +99,7 @@ struct allocation_token {
     allocation_token token;
     if (text.size() != 2 * sizeof token.data.reserved) {
       throw invalid_argument("an allocation token is " + std::to_string(2 * sizeof token.data.reserved) +
-                                  " hex digits, got " + std::to_string(text.size()));
+                             " hex digits, got " + std::to_string(text.size()));
     }
     auto digit = [](char c) -> int {
       if (c >= '0' && c <= '9') return c - '0';

@@ -14,12 +14,12 @@
 // stream (prefetch cannot be captured; the rule is the same for both so the swap is free).
 #pragma once
 
+#include <umsync/capture/non_capturing_stream.hpp>
 #include <umsync/config.hpp>
 #include <umsync/detail/allocate.hpp>
 #include <umsync/detail/unique_handle.hpp>
 #include <umsync/device.hpp>
 #include <umsync/error.hpp>
-#include <umsync/capture/non_capturing_stream.hpp>
 #include <umsync/memory/managed_buffer.hpp>
 #include <umsync/memory/memory_span.hpp>
 #include <umsync/memory/pinned_buffer.hpp>
@@ -64,8 +64,7 @@ class step_buffer<T, managed> {
 
   explicit step_buffer(std::size_t count, std::source_location where = std::source_location::current())
       : memory_(count, managed_attach::global, where), device_(current_device(where))
-  {
-  }
+  {}
 
   [[nodiscard]] std::size_t size() const noexcept { return memory_.size(); }
   [[nodiscard]] std::size_t size_bytes() const noexcept { return memory_.size_bytes(); }
@@ -111,12 +110,11 @@ class step_buffer<T, device_only> {
 
   explicit step_buffer(std::size_t count, std::source_location where = std::source_location::current())
       : device_memory_(detail::allocate_elements<T>(
-            count, "step_buffer", "cudaMalloc", [](void** memory, std::size_t bytes) { return cudaMalloc(memory, bytes); },
-            where)),
+            count, "step_buffer", "cudaMalloc",
+            [](void** memory, std::size_t bytes) { return cudaMalloc(memory, bytes); }, where)),
         staging_(count, where),
         device_(current_device(where))
-  {
-  }
+  {}
 
   [[nodiscard]] std::size_t size() const noexcept { return staging_.size(); }
   [[nodiscard]] std::size_t size_bytes() const noexcept { return staging_.size() * sizeof(T); }

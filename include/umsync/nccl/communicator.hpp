@@ -87,7 +87,7 @@ class unique_id {
   {
     if (bytes.size() != size) {
       throw invalid_argument("an NCCL unique id is " + std::to_string(size) + " bytes, got " +
-                                  std::to_string(bytes.size()));
+                             std::to_string(bytes.size()));
     }
     unique_id id;
     std::memcpy(&id.id_, bytes.data(), size);
@@ -126,8 +126,8 @@ class communicator {
   communicator(unique_id const& id, rank_options options, std::source_location where = std::source_location::current())
   {
     if (options.ranks < 1 || options.rank < 0 || options.rank >= options.ranks) {
-      throw invalid_argument("NCCL rank " + std::to_string(options.rank) + " of " +
-                                  std::to_string(options.ranks) + " ranks is out of range");
+      throw invalid_argument("NCCL rank " + std::to_string(options.rank) + " of " + std::to_string(options.ranks) +
+                             " ranks is out of range");
     }
     umsync::detail::nccl_device_scope const on_device(options.device, where);
     ncclComm_t handle = nullptr;
@@ -144,8 +144,8 @@ class communicator {
       throw invalid_argument("ncclCommInitAll needs at least one device");
     }
     std::vector<ncclComm_t> handles(devices.size(), nullptr);
-    check(ncclCommInitAll(handles.data(), static_cast<int>(devices.size()), devices.data()), "ncclCommInitAll",
-          nullptr, where);
+    check(ncclCommInitAll(handles.data(), static_cast<int>(devices.size()), devices.data()), "ncclCommInitAll", nullptr,
+          where);
     std::vector<communicator> comms;
     comms.reserve(handles.size());
     for (ncclComm_t handle : handles) {

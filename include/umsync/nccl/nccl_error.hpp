@@ -73,13 +73,12 @@ class nccl_error : public umsync::detail::standard_error<std::runtime_error> {
   nccl_error(ncclResult_t result, std::string_view call, std::string last_error,
              std::source_location where = std::source_location::current())
       : standard_error(detail::describe_nccl_failure(result, call, last_error) + " at " +
-                           detail::describe_location(where)),
+                       detail::describe_location(where)),
         result_(result),
         call_(call),
         last_error_(std::move(last_error)),
         where_(where)
-  {
-  }
+  {}
 
   [[nodiscard]] ncclResult_t code() const noexcept { return result_; }
   /// The result's enumerator name, e.g. "ncclInvalidArgument".

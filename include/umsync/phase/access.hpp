@@ -48,7 +48,7 @@ struct host_read_write {
 
 template <class A>
 concept buffer_access = std::same_as<A, device_read> || std::same_as<A, device_read_write> ||
-                        std::same_as<A, host_read> || std::same_as<A, host_read_write>;
+    std::same_as<A, host_read> || std::same_as<A, host_read_write>;
 
 /// A phase's access to the buffer named by the tag `Buffer`.
 template <class Buffer, buffer_access Access>
@@ -77,12 +77,15 @@ struct access_of<Buffer, First, Rest...> {
 };
 
 template <class Buffer, class... Uses>
-inline constexpr std::size_t count_uses = (std::size_t{0} + ... + (std::is_same_v<typename Uses::buffer, Buffer> ? 1 : 0));
+inline constexpr std::size_t count_uses = (std::size_t{0} + ... +
+                                           (std::is_same_v<typename Uses::buffer, Buffer> ? 1 : 0));
 
 template <class T>
+// clang-format off
 concept has_name = requires {
   { T::name } -> std::convertible_to<char const*>;
 };
+// clang-format on
 
 /// A tag's name for plans: its `static constexpr char const* name`, else the type's spelling.
 template <class T>

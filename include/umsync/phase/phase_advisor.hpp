@@ -20,11 +20,11 @@
 // compile, on a view of a capturing stream it throws capture_error.
 #pragma once
 
+#include <umsync/capture/capture_status.hpp>
+#include <umsync/capture/non_capturing_stream.hpp>
 #include <umsync/config.hpp>
 #include <umsync/device.hpp>
 #include <umsync/error.hpp>
-#include <umsync/capture/capture_status.hpp>
-#include <umsync/capture/non_capturing_stream.hpp>
 #include <umsync/memory/managed_batch.hpp>
 #include <umsync/memory/managed_buffer.hpp>
 #include <umsync/memory/memory_span.hpp>
@@ -87,7 +87,8 @@ struct phase_bound<phase<Name, Uses...>, Buffers...>
 template <class Plan, class... Buffers>
 struct plan_bound : std::false_type {};
 template <class... Phases, class... Buffers>
-struct plan_bound<phase_plan<Phases...>, Buffers...> : std::bool_constant<(phase_bound<Phases, Buffers...>::value && ...)> {};
+struct plan_bound<phase_plan<Phases...>, Buffers...>
+    : std::bool_constant<(phase_bound<Phases, Buffers...>::value && ...)> {};
 
 }  // namespace detail::phases
 
@@ -167,10 +168,12 @@ class phase_advisor {
   template <class F>
   void for_each_binding(F&& f)
   {
+    // clang-format off
     [&]<std::size_t... I>(std::index_sequence<I...>) {
       (f.template operator()<I, typename Bindings::buffer, typename Bindings::element_type>(std::get<I>(bindings_)),
        ...);
     }(std::index_sequence_for<Bindings...>{});
+    // clang-format on
   }
 
   [[nodiscard]] managed_location location(phase_side side) const noexcept
@@ -237,13 +240,14 @@ class phase_advisor {
 };
 
 template <class Plan, class... Buffers, class... T>
-[[nodiscard]] phase_advisor<Plan, phase_binding<Buffers, T>...> make_phase_advisor(phase_binding<Buffers, T>... bindings)
+[[nodiscard]] phase_advisor<Plan, phase_binding<Buffers, T>...> make_phase_advisor(
+    phase_binding<Buffers, T>... bindings)
 {
   return phase_advisor<Plan, phase_binding<Buffers, T>...>(phase_options{}, bindings...);
 }
 template <class Plan, class... Buffers, class... T>
-[[nodiscard]] phase_advisor<Plan, phase_binding<Buffers, T>...> make_phase_advisor(phase_options options,
-                                                                                   phase_binding<Buffers, T>... bindings)
+[[nodiscard]] phase_advisor<Plan, phase_binding<Buffers, T>...> make_phase_advisor(
+    phase_options options, phase_binding<Buffers, T>... bindings)
 {
   return phase_advisor<Plan, phase_binding<Buffers, T>...>(options, bindings...);
 }

@@ -32,12 +32,13 @@ struct phase_named {
 };
 template <class Name, class First, class... Rest>
 struct phase_named<Name, First, Rest...> {
-  using type = std::conditional_t<std::is_same_v<typename First::name, Name>, First,
-                                  typename phase_named<Name, Rest...>::type>;
+  using type =
+      std::conditional_t<std::is_same_v<typename First::name, Name>, First, typename phase_named<Name, Rest...>::type>;
 };
 
 template <class Name, class... Phases>
-inline constexpr std::size_t count_phases = (std::size_t{0} + ... + (std::is_same_v<typename Phases::name, Name> ? 1 : 0));
+inline constexpr std::size_t count_phases = (std::size_t{0} + ... +
+                                             (std::is_same_v<typename Phases::name, Name> ? 1 : 0));
 
 inline char const* side_name(phase_side side) noexcept
 {

@@ -113,8 +113,8 @@ class barrier_plan {
 
   using barriers = decltype(std::tuple_cat(
       std::declval<std::conditional_t<detail::plan_entry<Entries>::is_barrier,
-                                       std::tuple<typename detail::plan_entry<Entries>::template barrier<BlockThreads>>,
-                                       std::tuple<>>>()...));
+                                      std::tuple<typename detail::plan_entry<Entries>::template barrier<BlockThreads>>,
+                                      std::tuple<>>>()...));
 
  public:
   static constexpr unsigned block_threads = BlockThreads;

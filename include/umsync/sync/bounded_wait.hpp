@@ -31,15 +31,15 @@ UMSYNC_NAMESPACE_BEGIN
 
 /// What a wait was waiting for.
 enum class wait_condition : std::uint32_t {
-  flag_set = 1,        ///< a flag becoming non-zero
-  at_least = 2,        ///< a monotonic counter reaching `expected` or more
-  equal_to = 3,        ///< an exact value equal to `expected`
+  flag_set = 1,  ///< a flag becoming non-zero
+  at_least = 2,  ///< a monotonic counter reaching `expected` or more
+  equal_to = 3,  ///< an exact value equal to `expected`
 };
 
 /// One timed-out wait, as the device saw it. The first wait to time out writes it.
 struct wait_record {
   static constexpr std::size_t label_capacity = 64;
-  std::uint32_t complete;   ///< set (release, system scope) once the fields below are written
+  std::uint32_t complete;  ///< set (release, system scope) once the fields below are written
   std::uint32_t block[3];
   std::uint32_t thread[3];
   wait_condition condition;
@@ -52,7 +52,7 @@ struct wait_record {
 /// How long a device-side wait may spin, where to report a timeout and what to call the wait.
 /// `label` must point to device-readable memory: a string literal written in device code.
 struct wait_budget {
-  wait_record* record = nullptr;     ///< may be null: the wait then only prints before trapping
+  wait_record* record = nullptr;  ///< may be null: the wait then only prints before trapping
   std::uint64_t timeout_ns = 0;
   char const* label = "unnamed wait";
 };
@@ -90,8 +90,7 @@ __host__ __device__ constexpr char const* condition_text(wait_condition conditio
 __device__ inline void report_timeout(wait_budget const& budget, wait_condition condition, std::uint64_t expected,
                                       std::uint64_t observed, std::uint64_t waited_ns) noexcept
 {
-  if (wait_record* const record = budget.record;
-      record != nullptr && atomicCAS(&wait_record_claim, 0U, 1U) == 0U) {
+  if (wait_record* const record = budget.record; record != nullptr && atomicCAS(&wait_record_claim, 0U, 1U) == 0U) {
     record->block[0] = blockIdx.x;
     record->block[1] = blockIdx.y;
     record->block[2] = blockIdx.z;
@@ -136,8 +135,8 @@ __device__ auto spin_until(Observe observe, Satisfied satisfied) noexcept
 
 /// spin_until with a budget: on timeout reports and traps.
 template <class Observe, class Satisfied>
-__device__ auto spin_until(Observe observe, Satisfied satisfied, wait_budget const& budget,
-                           wait_condition condition, std::uint64_t expected) noexcept
+__device__ auto spin_until(Observe observe, Satisfied satisfied, wait_budget const& budget, wait_condition condition,
+                           std::uint64_t expected) noexcept
 {
   auto seen = observe();
   if (satisfied(seen)) {
@@ -168,8 +167,7 @@ class wait_timeout_error : public cuda_error {
   wait_timeout_error(cudaError_t status, std::string const& description,
                      std::source_location where = std::source_location::current())
       : cuda_error(status, description, where)
-  {
-  }
+  {}
 };
 
 /// Host side of the bounded waits: owns one pinned, mapped wait_record that kernels receive

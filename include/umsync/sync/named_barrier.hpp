@@ -67,7 +67,8 @@ __host__ __device__ constexpr unsigned warps_in_block(unsigned threads) noexcept
 template <unsigned Id, warp_mask_t WarpMask, unsigned BlockThreads>
 struct named_barrier_rules {
   static_assert(Id != syncthreads_barrier_id, "umsync: named barrier id must be in 1..15; id 0 is __syncthreads()");
-  static_assert(Id <= max_named_barrier_id, "umsync: named barrier id must be in 1..15; a block has 16 hardware barriers");
+  static_assert(Id <= max_named_barrier_id,
+                "umsync: named barrier id must be in 1..15; a block has 16 hardware barriers");
   static_assert(WarpMask != 0, "umsync: a named barrier's warp mask is empty; name at least one warp");
   static_assert(BlockThreads <= max_block_threads, "umsync: a block has at most 1024 threads");
   static constexpr unsigned thread_count = 32U * popcount32(WarpMask);
@@ -91,8 +92,8 @@ __device__ inline unsigned block_thread_count() noexcept { return blockDim.x * b
 /// UMSYNC_DEBUG: the calling warp is one the barrier counts, the block has the declared size,
 /// and (aligned forms) the whole warp executes this instruction together. Prints and traps:
 /// a barrier misuse otherwise shows up as a hang or a silent race.
-__device__ inline void check_barrier_call(unsigned id, warp_mask_t allowed_warps, unsigned block_threads,
-                                          bool aligned, char const* operation) noexcept
+__device__ inline void check_barrier_call(unsigned id, warp_mask_t allowed_warps, unsigned block_threads, bool aligned,
+                                          char const* operation) noexcept
 {
   unsigned const thread = linear_thread_index();
   unsigned const warp = thread / 32U;
@@ -165,8 +166,7 @@ class named_barrier : detail::named_barrier_rules<Id, WarpMask, BlockThreads> {
 /// wait acquire semantics for the block's memory (PTX memory model, barrier operations).
 /// For the way back (buffer free again) declare a second barrier with the roles swapped.
 template <unsigned Id, warp_mask_t ProducerWarps, warp_mask_t ConsumerWarps, unsigned BlockThreads = 0>
-class producer_consumer_barrier
-    : detail::named_barrier_rules<Id, ProducerWarps | ConsumerWarps, BlockThreads> {
+class producer_consumer_barrier : detail::named_barrier_rules<Id, ProducerWarps | ConsumerWarps, BlockThreads> {
   static_assert(ProducerWarps != 0 && ConsumerWarps != 0,
                 "umsync: a producer/consumer barrier needs at least one producer warp and one consumer warp");
   static_assert((ProducerWarps & ConsumerWarps) == 0,

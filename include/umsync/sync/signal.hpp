@@ -157,7 +157,10 @@ class counter : public detail::signal_word<T, Kind, Scope> {
   using base::base;
 
   /// Adds `n` with release; returns the value before.
-  __host__ __device__ T add(T n = 1) const noexcept { return this->ref().fetch_add(n, cuda::std::memory_order_release); }
+  __host__ __device__ T add(T n = 1) const noexcept
+  {
+    return this->ref().fetch_add(n, cuda::std::memory_order_release);
+  }
 
   /// Waits until the counter is `target` or more; returns the value seen.
   __device__ T wait_at_least(T target) const noexcept

@@ -28,12 +28,11 @@ class cupti_error : public umsync::detail::standard_error<std::runtime_error> {
  public:
   cupti_error(CUptiResult status, std::string_view call, std::source_location where = std::source_location::current())
       : standard_error(std::string(call) + " failed with " + result_name(status) + " at " +
-                           umsync::detail::describe_location(where)),
+                       umsync::detail::describe_location(where)),
         status_(status),
         call_(call),
         where_(where)
-  {
-  }
+  {}
 
   [[nodiscard]] CUptiResult code() const noexcept { return status_; }
   [[nodiscard]] std::string const& call() const noexcept { return call_; }
@@ -64,8 +63,7 @@ class scope_conflict : public usage_error {
       : usage_error("a unified-memory telemetry scope is already active in this process (CUPTI activity "
                     "records are process-wide); end it before opening another, at " +
                     umsync::detail::describe_location(where))
-  {
-  }
+  {}
 };
 
 /// CUPTI delivered no unified-memory record for a 2 MiB prefetch it must have seen, within the
@@ -75,11 +73,10 @@ class counters_unavailable : public umsync::detail::standard_error<std::runtime_
  public:
   counters_unavailable(std::chrono::milliseconds waited, std::source_location where = std::source_location::current())
       : standard_error("CUPTI delivered no unified-memory record for a 2 MiB prefetch within " +
-                           std::to_string(waited.count()) +
-                           " ms; unified-memory counters would read zero for any workload, at " +
-                           umsync::detail::describe_location(where))
-  {
-  }
+                       std::to_string(waited.count()) +
+                       " ms; unified-memory counters would read zero for any workload, at " +
+                       umsync::detail::describe_location(where))
+  {}
 };
 
 namespace detail {

@@ -23,17 +23,17 @@
 
 /// CHECK that `counters` (a umsync::telemetry::um_counters) is within the budget given by the
 /// remaining arguments (um_budget's designated initializers).
-#define UMSYNC_CHECK_UM_BUDGET(counters, ...)                                                             \
-  do {                                                                                                    \
-    auto const umsync_um_verdict_ =                                                                       \
-        ::umsync::telemetry::check_budget((counters), ::umsync::telemetry::um_budget{__VA_ARGS__});       \
-    CHECK_MESSAGE(umsync_um_verdict_.within_budget(), umsync_um_verdict_.describe());                     \
+#define UMSYNC_CHECK_UM_BUDGET(counters, ...)                                                                       \
+  do {                                                                                                              \
+    auto const umsync_um_verdict_ = ::umsync::telemetry::check_budget((counters),                                   \
+                                                                      ::umsync::telemetry::um_budget{__VA_ARGS__}); \
+    CHECK_MESSAGE(umsync_um_verdict_.within_budget(), umsync_um_verdict_.describe());                               \
   } while (false)
 
 /// As UMSYNC_CHECK_UM_BUDGET, but a breach ends the test case (REQUIRE).
-#define UMSYNC_REQUIRE_UM_BUDGET(counters, ...)                                                           \
-  do {                                                                                                    \
-    auto const umsync_um_verdict_ =                                                                       \
-        ::umsync::telemetry::check_budget((counters), ::umsync::telemetry::um_budget{__VA_ARGS__});       \
-    REQUIRE_MESSAGE(umsync_um_verdict_.within_budget(), umsync_um_verdict_.describe());                   \
+#define UMSYNC_REQUIRE_UM_BUDGET(counters, ...)                                                                     \
+  do {                                                                                                              \
+    auto const umsync_um_verdict_ = ::umsync::telemetry::check_budget((counters),                                   \
+                                                                      ::umsync::telemetry::um_budget{__VA_ARGS__}); \
+    REQUIRE_MESSAGE(umsync_um_verdict_.within_budget(), umsync_um_verdict_.describe());                             \
   } while (false)

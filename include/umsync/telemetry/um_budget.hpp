@@ -40,8 +40,7 @@ class um_verdict {
  public:
   um_verdict(um_counters measured, std::vector<std::string> breaches)
       : measured_(measured), breaches_(std::move(breaches))
-  {
-  }
+  {}
 
   [[nodiscard]] bool within_budget() const noexcept { return breaches_.empty(); }
   explicit operator bool() const noexcept { return within_budget(); }

@@ -77,17 +77,10 @@ struct um_counters {
         ++gpu_page_faults;
         gpu_fault_groups += record.value;
         break;
-      case CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_THRASHING:
-        ++thrashing_events;
-        break;
-      case CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_THROTTLING:
-        ++throttling_events;
-        break;
-      case CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_REMOTE_MAP:
-        ++remote_maps;
-        break;
-      default:
-        break;
+      case CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_THRASHING: ++thrashing_events; break;
+      case CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_THROTTLING: ++throttling_events; break;
+      case CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_REMOTE_MAP: ++remote_maps; break;
+      default: break;
     }
   }
 
@@ -125,8 +118,8 @@ struct um_counters {
             n(dtoh_fault_bytes) + " B)\n";
     text += "page faults: CPU " + n(cpu_page_faults) + ", GPU " + n(gpu_page_faults) + " (" + n(gpu_fault_groups) +
             " fault groups)\n";
-    text += "contention: thrashing " + n(thrashing_events) + ", throttling " + n(throttling_events) +
-            ", remote maps " + n(remote_maps) + "\n";
+    text += "contention: thrashing " + n(thrashing_events) + ", throttling " + n(throttling_events) + ", remote maps " +
+            n(remote_maps) + "\n";
     if (dropped_records != 0) {
       text += "CUPTI dropped " + n(dropped_records) + " records: the counts above are lower bounds\n";
     }
@@ -139,15 +132,10 @@ struct um_counters {
   {
     total += record.value;
     switch (record.flags) {
-      case CUPTI_ACTIVITY_UNIFIED_MEMORY_MIGRATION_CAUSE_USER:
-        prefetch += record.value;
-        break;
+      case CUPTI_ACTIVITY_UNIFIED_MEMORY_MIGRATION_CAUSE_USER: prefetch += record.value; break;
       case CUPTI_ACTIVITY_UNIFIED_MEMORY_MIGRATION_CAUSE_COHERENCE:
-      case CUPTI_ACTIVITY_UNIFIED_MEMORY_MIGRATION_CAUSE_PREFETCH:
-        on_demand += record.value;
-        break;
-      default:
-        break;  // eviction, access counters, unknown: in the total only
+      case CUPTI_ACTIVITY_UNIFIED_MEMORY_MIGRATION_CAUSE_PREFETCH: on_demand += record.value; break;
+      default: break;  // eviction, access counters, unknown: in the total only
     }
   }
 };

@@ -92,7 +92,8 @@ class um_scope {
       umsync::detail::report_in_destructor(failure);
     } catch (...) {
       // Not umsync's (building a message ran out of memory): the handler still hears of it.
-      umsync::detail::report_in_destructor(cudaErrorUnknown, "stopping a telemetry scope (a failure that is not umsync's)");
+      umsync::detail::report_in_destructor(cudaErrorUnknown,
+                                           "stopping a telemetry scope (a failure that is not umsync's)");
     }
   }
 
