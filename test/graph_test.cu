@@ -164,7 +164,7 @@ TEST_CASE("a two-stream step captured and replayed matches the stream version, a
     UMSYNC_CUDA_CHECK(cudaDeviceSynchronize());
     umsync::graph_memory_usage const after_destroy = umsync::graph_memory(device);
     std::size_t const free_before_trim = umsync_test::memory_baseline::free_bytes();
-    // Measured on the H200 (notes/graphs.md): with the graph_exec gone, the graph memory cache
+    // Measured on the H200 (docs/graphs.md): with the graph_exec gone, the graph memory cache
     // still holds the memory (cudaGraphMemAttrUsedMemCurrent and ReservedMemCurrent both stay
     // at 32 MiB here) and the device's free memory stays below its start until a trim.
     CHECK(after_destroy.reserved > 0);

@@ -1,5 +1,5 @@
 // GPU tests of the moved-from rule every umsync owner shares (umsync/detail/unique_handle.hpp,
-// docs/ownership.md): moved-from is empty. Buffers read as zero elements; handles throw
+// docs/architecture.md): moved-from is empty. Buffers read as zero elements; handles throw
 // usage_error naming their type from get(). Destroying and assigning to either is fine, and the
 // memory or handle now lives in exactly one object (nothing freed twice, nothing leaked).
 #include "support/gpu_test.hpp"

@@ -6,7 +6,7 @@
 // reassigned. `Release` may carry state (the stream a pool buffer is freed on); it moves with
 // the value and stays behind as a copy, so a moved-from buffer still knows its stream.
 //
-// Moved-from means empty, for every umsync owner (docs/ownership.md): an empty buffer reads as
+// Moved-from means empty, for every umsync owner (docs/architecture.md): an empty buffer reads as
 // zero elements (data() null, size() 0); an empty handle (stream, event, graph, graph_exec) has
 // nothing to stand for, and get() throws usage_error naming the type. Destroying or assigning
 // to an empty owner is always fine.

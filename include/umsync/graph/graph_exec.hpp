@@ -12,7 +12,7 @@
 // update() refuses graphs with memory nodes (on either side) before calling CUDA: every capture
 // gives its allocation nodes new virtual addresses, so a re-capture's kernels point at memory
 // the instantiated graph never maps, and CUDA 13.0 documents no rule for that case. Re-capture
-// and instantiate a new graph_exec instead (notes/graphs.md).
+// and instantiate a new graph_exec instead (docs/graphs.md).
 #pragma once
 
 #include <umsync/config.hpp>

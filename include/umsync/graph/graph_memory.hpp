@@ -3,7 +3,7 @@
 // cudaMallocAsync inside a capture becomes a graph allocation node; its memory comes from a
 // per-device graph memory cache, not from the stream's pool. The cache keeps physical memory
 // after the graphs that used it are gone, until cudaDeviceGraphMemTrim: a program that checks
-// for leaks with cudaMemGetInfo must trim first (see notes/graphs.md).
+// for leaks with cudaMemGetInfo must trim first (see docs/graphs.md).
 #pragma once
 
 #include <umsync/config.hpp>

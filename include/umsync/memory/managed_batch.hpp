@@ -83,9 +83,9 @@ class managed_batch {
     }
     require_batch_calls(stream.get(), "cudaMemPrefetchBatchAsync", where);
     if (size() == 1) {
-      // The same migration; on the H200 one 64 MiB buffer read 1.06x raw prefetch by the batch
-      // call (family A rows, 2026-12-02, partly drift between rows) and 0.89-1.007 paired with
-      // raw prefetch by the single call (2026-12-03), so one range takes the single call.
+      // The same migration; on an H200 one 64 MiB buffer read 1.06x raw prefetch by the batch
+      // call (unpaired rows, partly drift between them) and 0.89-1.007 paired with raw prefetch
+      // by the single call (docs/benchmarks.md, family A), so one range takes the single call.
       entry const& only = entries_.front();
       check(cudaMemPrefetchAsync(only.memory, only.bytes, only.to.get(), 0, stream.get()), "cudaMemPrefetchAsync",
             where);

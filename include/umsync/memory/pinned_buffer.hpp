@@ -39,7 +39,7 @@ struct unregister_host {
 }  // namespace detail
 
 /// `count` elements of page-locked host memory (cudaMallocHost). Move-only; moved-from, it is
-/// empty (docs/ownership.md).
+/// empty (docs/architecture.md).
 template <class T>
 class pinned_buffer {
   static_assert(std::is_trivially_copyable_v<T>, "umsync: pinned_buffer holds trivially copyable elements only");

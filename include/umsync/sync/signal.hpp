@@ -20,7 +20,7 @@
 //
 // Pinned host memory takes loads and stores from the device, but a read-modify-write atomic
 // (counter::add) on it needs host native atomics (cudaDevAttrHostNativeAtomicSupported), which
-// PCIe-attached GPUs such as the H200 here lack: compute-sanitizer memcheck reports such an
+// PCIe-attached GPUs such as an H200 on PCIe lack: compute-sanitizer memcheck reports such an
 // atomic as invalid. Put counters the device adds to in managed or device memory; flags and
 // exact values (stores only) work in pinned memory.
 //
