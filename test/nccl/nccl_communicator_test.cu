@@ -10,9 +10,15 @@
 
 #include <cstddef>
 #include <exception>
+#include <stdexcept>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
+
+// NCCL failures belong to umsync's error family (umsync/error.hpp).
+static_assert(std::is_base_of_v<umsync::error, umsync::nccl_error>);
+static_assert(std::is_base_of_v<std::runtime_error, umsync::nccl_error>);
 
 namespace {
 

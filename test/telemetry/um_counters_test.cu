@@ -26,8 +26,14 @@
 #include <cstring>
 #include <numeric>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
+
+// CUPTI failures belong to umsync's error family (umsync/error.hpp).
+static_assert(std::is_base_of_v<umsync::error, umsync::telemetry::cupti_error>);
+static_assert(std::is_base_of_v<umsync::error, umsync::telemetry::counters_unavailable>);
+static_assert(std::is_base_of_v<umsync::error, umsync::telemetry::scope_conflict>);
 
 namespace {
 using u32 = std::uint32_t;

@@ -4,11 +4,10 @@
 //       // throws umsync::nccl_error: "umsync: ncclAllReduce failed with ncclInvalidArgument
 //       // (invalid argument ...); NCCL says: <ncclGetLastError> at file.cu:42"
 //
-// nccl_error sits next to cuda_error (both std::runtime_error: a call into the device stack
-// failed). It keeps the ncclResult_t, the call, NCCL's own last-error text and the caller's
+// nccl_error sits next to cuda_error (both umsync::error and std::runtime_error: a call into
+// the device stack failed). It keeps the ncclResult_t, the call, NCCL's own last-error text and the caller's
 // location. Destructors never throw: an NCCL failure there goes to umsync's destructor error
-// handler (set_destructor_error_handler), as a cuda_error whose call() names the NCCL call and
-// result (the handler's type predates NCCL; its code() is then cudaErrorUnknown).
+// handler (set_destructor_error_handler) as the nccl_error it would have thrown.
 #pragma once
 
 #include <umsync/config.hpp>
@@ -120,7 +119,7 @@ inline void report_nccl_in_destructor(ncclResult_t result, std::string_view call
     return;
   }
   try {
-    report_in_destructor(cudaErrorUnknown, describe_nccl_failure(result, call, nccl_last_error(comm)), where);
+    report_in_destructor(nccl_error(result, call, nccl_last_error(comm), where));
   } catch (...) {
     // Building the message allocates; if that fails there is nothing better to do.
   }
