@@ -11,6 +11,7 @@
 # SECONDS: the deadline for all groups (default 3000). UMSYNC_BENCH_REPETITIONS (default 3) and
 # UMSYNC_BENCH_MIN_TIME (default 0.2) tune every family that does not fix its own;
 # UMSYNC_BENCH_NO_PLOTS=1 writes the report's tables only (no matplotlib needed or installed).
+# UMSYNC_BENCH_GROUPS="graphs nccl" runs only the named groups (the names below).
 # Exit status: 0 when every group ran and the report was written; 1 otherwise; without a usable
 # GPU it says so once and exits 1 (what `cmake --workflow --preset bench` shows on such a machine).
 # Used by the bench.all test (the preset) and by scripts/gpu-suite.sh.
@@ -51,6 +52,9 @@ parts=()
 status=0
 for group in "${groups[@]}"; do
   part=${group%%:*} filter=${group#*:}
+  if [ -n "${UMSYNC_BENCH_GROUPS:-}" ] && [[ " $UMSYNC_BENCH_GROUPS " != *" $part "* ]]; then
+    continue  # not asked for this run
+  fi
   parts+=("$out/bench-$part.json")
   rm -f "$out/bench-$part.json"
   left=$((deadline - $(date +%s)))
