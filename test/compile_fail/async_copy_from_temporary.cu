@@ -1,6 +1,7 @@
 // Rule 4: an async copy from a temporary buffer is rejected: the temporary is freed before
 // the copy runs (RMM's T const&& rule).
 // expect-error: umsync: async copy from a temporary buffer: it would be freed before the copy runs
+#include <umsync/memory/async_pool_buffer.hpp>
 #include <umsync/memory/copy.hpp>
 #include <umsync/memory/pinned_buffer.hpp>
 #include <umsync/stream.hpp>
