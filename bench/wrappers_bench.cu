@@ -6,6 +6,7 @@
 
 #include <umsync/event.hpp>
 #include <umsync/stream.hpp>
+#include <umsync/timed_event.hpp>
 
 namespace {
 

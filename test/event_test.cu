@@ -4,6 +4,7 @@
 
 #include <umsync/event.hpp>
 #include <umsync/stream.hpp>
+#include <umsync/timed_event.hpp>
 
 #include <chrono>
 

@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 #include <umsync/event.hpp>
 #include <umsync/stream.hpp>
+#include <umsync/timed_event.hpp>
 
 #include <type_traits>
 

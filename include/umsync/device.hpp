@@ -10,10 +10,8 @@
 #include <umsync/error.hpp>
 
 #include <cstddef>
-#include <map>
-#include <memory>
-#include <mutex>
 #include <string>
+#include <vector>
 
 UMSYNC_NAMESPACE_BEGIN
 
@@ -131,19 +129,24 @@ inline device_capabilities query_capabilities(int ordinal, std::source_location 
 [[nodiscard]] inline device_capabilities const& capabilities(
     int ordinal, std::source_location where = std::source_location::current())
 {
-  static std::mutex mutex;
-  static std::map<int, std::unique_ptr<device_capabilities const>> cache;
-  std::lock_guard lock(mutex);
-  auto& slot = cache[ordinal];
-  if (!slot) {
-    try {
-      slot = std::make_unique<device_capabilities const>(detail::query_capabilities(ordinal, where));
-    } catch (...) {
-      cache.erase(ordinal);
-      throw;
+  // Every device's, read at the first call. A function-local static is initialised once and
+  // thread-safely, and again at the next call when reading failed: no <mutex> or <map>, which
+  // cost more to compile than this whole header otherwise (docs/compile-cost.md).
+  static std::vector<device_capabilities> const all = [&] {
+    int count = 0;
+    check(cudaGetDeviceCount(&count), "cudaGetDeviceCount", where);
+    std::vector<device_capabilities> read;
+    for (int device = 0; device < count; ++device) {
+      read.push_back(detail::query_capabilities(device, where));
     }
+    return read;
+  }();
+  if (ordinal < 0 || static_cast<std::size_t>(ordinal) >= all.size()) {
+    throw cuda_error(cudaErrorInvalidDevice,
+                     "capabilities(" + std::to_string(ordinal) + ") of " + std::to_string(all.size()) + " devices",
+                     where);
   }
-  return *slot;
+  return all[static_cast<std::size_t>(ordinal)];
 }
 
 /// The calling thread's current device.

@@ -9,7 +9,6 @@
 
 #include <umsync/config.hpp>
 
-#include <atomic>
 #include <cstddef>
 #include <cstdio>
 #include <new>
@@ -38,6 +37,27 @@ class error {
 };
 
 namespace detail {
+
+// A word shared between host threads, without <atomic>: umsync needs two in every translation
+// unit (the destructor error handler below, the count of global captures), and <atomic> costs
+// nvcc about as much to compile as the rest of umsync's base headers (docs/compile-cost.md).
+// The GCC/Clang __atomic builtins, which the host compilers nvcc accepts on Linux implement.
+/// A trivially copyable value read and written atomically, sequentially consistent.
+template <class T>
+class atomic_word {
+ public:
+  constexpr explicit atomic_word(T initial) noexcept : value_(initial) {}
+  atomic_word(atomic_word const&) = delete;
+  atomic_word& operator=(atomic_word const&) = delete;
+
+  [[nodiscard]] T load() const noexcept { return __atomic_load_n(&value_, __ATOMIC_SEQ_CST); }
+  T exchange(T desired) noexcept { return __atomic_exchange_n(&value_, desired, __ATOMIC_SEQ_CST); }
+  T fetch_add(T delta) noexcept { return __atomic_fetch_add(&value_, delta, __ATOMIC_SEQ_CST); }
+  T fetch_sub(T delta) noexcept { return __atomic_fetch_sub(&value_, delta, __ATOMIC_SEQ_CST); }
+
+ private:
+  T value_;
+};
 
 inline std::string describe_location(std::source_location const& where)
 {
@@ -198,9 +218,9 @@ inline void print_destructor_error(error const& failure) noexcept
   std::fprintf(stderr, "%s (in a destructor; not thrown)\n", failure.what());
 }
 
-inline std::atomic<destructor_error_handler>& destructor_handler_slot() noexcept
+inline atomic_word<destructor_error_handler>& destructor_handler_slot() noexcept
 {
-  static std::atomic<destructor_error_handler> slot{&print_destructor_error};
+  static atomic_word<destructor_error_handler> slot{&print_destructor_error};
   return slot;
 }
 

@@ -1,21 +1,16 @@
-// umsync/event.hpp: owning, move-only CUDA events.
+// umsync/event.hpp: owning, move-only CUDA events for ordering.
 //
-// `event` has timing disabled (cheaper to record and wait on: it is what cross-stream edges
-// use). `timed_event` keeps timing, and the difference of two is a std::chrono duration:
-//
-//   umsync::timed_event start, stop;
-//   start.record(s); kernel<<<..., s.view()>>>(); stop.record(s);
-//   stop.synchronize();
-//   std::chrono::duration<float, std::milli> ms = stop - start;
+// `event` has timing disabled: cheaper to record and wait on, it is what cross-stream edges
+// use. An event that also takes timestamps is timed_event (timed_event.hpp); both share the
+// owning handle detail::basic_event.
 #pragma once
 
 #include <umsync/config.hpp>
-#include <umsync/detail/debug/ordering_checker.hpp>
+#include <umsync/detail/debug/checker_hooks.hpp>
 #include <umsync/detail/unique_handle.hpp>
 #include <umsync/error.hpp>
 #include <umsync/stream_view.hpp>
 
-#include <chrono>
 #include <source_location>
 
 UMSYNC_NAMESPACE_BEGIN
@@ -96,25 +91,6 @@ class basic_event {
 class event : public detail::basic_event<false> {
  public:
   using detail::basic_event<false>::basic_event;
-};
-
-/// An event that also records a timestamp.
-class timed_event : public detail::basic_event<true> {
- public:
-  using detail::basic_event<true>::basic_event;
-  using duration = std::chrono::duration<float, std::milli>;
-
-  /// Time from `start` to `stop` (resolution about 0.5 us). Both must have completed:
-  /// otherwise throws cuda_error (cudaErrorNotReady).
-  [[nodiscard]] static duration elapsed(timed_event const& start, timed_event const& stop,
-                                        std::source_location where = std::source_location::current())
-  {
-    float ms = 0.0F;
-    check(cudaEventElapsedTime(&ms, start.get(), stop.get()), "cudaEventElapsedTime", where);
-    return duration{ms};
-  }
-
-  friend duration operator-(timed_event const& stop, timed_event const& start) { return elapsed(start, stop); }
 };
 
 UMSYNC_NAMESPACE_END

@@ -10,7 +10,7 @@
 #pragma once
 
 #include <umsync/config.hpp>
-#include <umsync/detail/debug/ordering_checker.hpp>
+#include <umsync/detail/debug/checker_hooks.hpp>
 #include <umsync/error.hpp>
 #include <umsync/memory/memory_range.hpp>
 #include <umsync/stream_view.hpp>

@@ -10,7 +10,7 @@
 #pragma once
 
 #include <umsync/config.hpp>
-#include <umsync/detail/debug/ordering_checker.hpp>
+#include <umsync/detail/debug/checker_hooks.hpp>
 #include <umsync/detail/dependent_false.hpp>
 #include <umsync/detail/unique_handle.hpp>
 #include <umsync/error.hpp>

@@ -32,3 +32,4 @@
 #include <umsync/stream.hpp>
 #include <umsync/stream_edge.hpp>
 #include <umsync/stream_view.hpp>
+#include <umsync/timed_event.hpp>

@@ -12,8 +12,7 @@
 #pragma once
 
 #include <umsync/config.hpp>
-
-#include <atomic>
+#include <umsync/error.hpp>
 
 UMSYNC_NAMESPACE_BEGIN
 
@@ -37,9 +36,9 @@ struct capture_registry {
     thread_local int count = 0;
     return count;
   }
-  static std::atomic<int>& global_anywhere() noexcept
+  static atomic_word<int>& global_anywhere() noexcept
   {
-    static std::atomic<int> count{0};
+    static atomic_word<int> count{0};
     return count;
   }
 
@@ -50,7 +49,7 @@ struct capture_registry {
     }
     if (mode == capture_mode::global) {
       ++global_on_this_thread();
-      global_anywhere().fetch_add(1, std::memory_order_relaxed);
+      global_anywhere().fetch_add(1);
     }
   }
   static void end(capture_mode mode) noexcept
@@ -60,7 +59,7 @@ struct capture_registry {
     }
     if (mode == capture_mode::global) {
       --global_on_this_thread();
-      global_anywhere().fetch_sub(1, std::memory_order_relaxed);
+      global_anywhere().fetch_sub(1);
     }
   }
 };

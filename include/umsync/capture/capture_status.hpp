@@ -103,7 +103,7 @@ inline void debug_check_not_capturing(cudaStream_t stream, std::string_view oper
   if (detail::capture_registry::strict_on_this_thread() > 0) {
     return true;
   }
-  int const global_elsewhere = detail::capture_registry::global_anywhere().load(std::memory_order_relaxed) -
+  int const global_elsewhere = detail::capture_registry::global_anywhere().load() -
                                detail::capture_registry::global_on_this_thread();
   return mode == cudaStreamCaptureModeGlobal && global_elsewhere > 0;
 }

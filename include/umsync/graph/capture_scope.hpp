@@ -31,7 +31,6 @@
 #include <umsync/stream.hpp>
 #include <umsync/stream_view.hpp>
 
-#include <algorithm>
 #include <cstddef>
 #include <source_location>
 #include <string>
@@ -82,7 +81,10 @@ class capture_scope {
     if (handle == origin_) {
       throw usage_error("capture_scope::fork of the capture's own origin stream");
     }
-    bool const joined_before = std::find(forks_.begin(), forks_.end(), handle) != forks_.end();
+    bool joined_before = false;
+    for (cudaStream_t const fork : forks_) {
+      joined_before = joined_before || fork == handle;
+    }
     if (!joined_before) {
       cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
       check(cudaStreamIsCapturing(handle, &status), "cudaStreamIsCapturing", where);

@@ -13,7 +13,6 @@
 #include <umsync/detail/unique_handle.hpp>
 #include <umsync/error.hpp>
 
-#include <algorithm>
 #include <cstddef>
 #include <source_location>
 #include <utility>
@@ -64,19 +63,23 @@ class graph {
   [[nodiscard]] std::size_t count_nodes(cudaGraphNodeType type,
                                         std::source_location where = std::source_location::current()) const
   {
-    auto const all = nodes(where);
-    return static_cast<std::size_t>(std::count_if(all.begin(), all.end(),
-                                                  [&](cudaGraphNode_t node) { return type_of(node, where) == type; }));
+    std::size_t count = 0;
+    for (cudaGraphNode_t const node : nodes(where)) {
+      count += type_of(node, where) == type ? 1 : 0;
+    }
+    return count;
   }
 
   /// True when the graph allocates or frees memory (a capture of async_pool_buffer work).
   [[nodiscard]] bool has_memory_nodes(std::source_location where = std::source_location::current()) const
   {
-    auto const all = nodes(where);
-    return std::any_of(all.begin(), all.end(), [&](cudaGraphNode_t node) {
+    for (cudaGraphNode_t const node : nodes(where)) {
       auto const type = type_of(node, where);
-      return type == cudaGraphNodeTypeMemAlloc || type == cudaGraphNodeTypeMemFree;
-    });
+      if (type == cudaGraphNodeTypeMemAlloc || type == cudaGraphNodeTypeMemFree) {
+        return true;
+      }
+    }
+    return false;
   }
 
   [[nodiscard]] std::vector<graph_edge> edges(std::source_location where = std::source_location::current()) const

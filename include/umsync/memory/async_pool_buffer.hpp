@@ -13,7 +13,7 @@
 
 #include <umsync/config.hpp>
 #include <umsync/detail/allocate.hpp>
-#include <umsync/detail/debug/ordering_checker.hpp>
+#include <umsync/detail/debug/checker_hooks.hpp>
 #include <umsync/detail/dependent_false.hpp>
 #include <umsync/detail/unique_handle.hpp>
 #include <umsync/error.hpp>

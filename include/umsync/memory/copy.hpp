@@ -12,18 +12,16 @@
 
 #include <umsync/capture/non_capturing_stream.hpp>
 #include <umsync/config.hpp>
-#include <umsync/detail/debug/ordering_checker.hpp>
+#include <umsync/detail/debug/checker_hooks.hpp>
 #include <umsync/detail/dependent_false.hpp>
 #include <umsync/error.hpp>
 #include <umsync/memory/memory_range.hpp>
 #include <umsync/memory/memory_span.hpp>
 #include <umsync/stream_view.hpp>
 
+#include <concepts>
 #include <cstddef>
-#include <ranges>
 #include <source_location>
-#include <span>
-#include <stdexcept>
 #include <string>
 #include <type_traits>
 
@@ -35,18 +33,33 @@ template <class M>
 concept async_copy_operand = memory_range<std::remove_reference_t<M>> && memory_kind_of<std::remove_reference_t<M>>
 != memory_kind::pageable_host;
 
+/// A contiguous host range umsync knows nothing of: std::vector, std::span, std::array,
+/// std::string (members data() and size(); no <ranges>, which is costly to compile).
+template <class Host>
+concept contiguous_host_range = requires(Host& host)
+{
+  {
+    host.data()
+    } -> std::convertible_to<void const*>;
+  {
+    host.size()
+    } -> std::convertible_to<std::size_t>;
+};
+
 /// The host side of copy_sync_pageable: pageable memory (a pageable_span or a type that says
-/// pageable), or a contiguous range umsync knows nothing of (std::vector, std::span, an array).
+/// pageable), or a contiguous host range.
 template <class Host>
 auto pageable_side(Host&& host)
 {
   if constexpr (memory_range<std::remove_reference_t<Host>>) {
     return memory_of(host);
-  } else {
-    static_assert(std::ranges::contiguous_range<Host> && std::ranges::sized_range<Host>,
+  } else if constexpr (!contiguous_host_range<std::remove_reference_t<Host>>) {
+    static_assert(dependent_false<Host>,
                   "umsync: the pageable side of a copy must be a contiguous range (std::vector, std::span, array)");
-    using element = std::remove_reference_t<std::ranges::range_reference_t<Host>>;
-    return pageable_span<element>::adopt(std::ranges::data(host), std::ranges::size(host));
+    return pageable_span<char>{};
+  } else {
+    using element = std::remove_pointer_t<decltype(host.data())>;
+    return pageable_span<element>::adopt(host.data(), host.size());
   }
 }
 

@@ -19,7 +19,6 @@
 #include <umsync/memory/managed_buffer.hpp>
 #include <umsync/memory/memory_span.hpp>
 
-#include <algorithm>
 #include <cstddef>
 #include <source_location>
 #include <string>
@@ -141,13 +140,25 @@ class managed_batch {
   }
 
   /// The batch calls take locations as runs: prefetchLocs[k] applies from prefetchLocIdxs[k]
-  /// up to the next run's start. Sorting by location makes one run per distinct location.
+  /// up to the next run's start. Grouping the entries by location, in the order each location
+  /// first appears, makes one run per distinct location.
   void call_with_locations(cudaStream_t stream, bool discard_first, std::source_location const& where) const
   {
-    std::vector<entry> sorted = entries_;
-    std::stable_sort(sorted.begin(), sorted.end(), [](entry const& a, entry const& b) {
-      return a.to.ordinal() < b.to.ordinal();  // the host sorts first (ordinal -1)
-    });
+    std::vector<entry> sorted;
+    sorted.reserve(entries_.size());
+    for (std::size_t first = 0; first < entries_.size(); ++first) {
+      bool seen = false;
+      for (std::size_t earlier = 0; earlier < first; ++earlier) {
+        seen = seen || entries_[earlier].to == entries_[first].to;
+      }
+      if (!seen) {
+        for (std::size_t i = first; i < entries_.size(); ++i) {
+          if (entries_[i].to == entries_[first].to) {
+            sorted.push_back(entries_[i]);
+          }
+        }
+      }
+    }
     std::vector<void*> pointers;
     std::vector<std::size_t> sizes;
     std::vector<cudaMemLocation> locations;

@@ -24,10 +24,8 @@
 #include <umsync/memory/memory_span.hpp>
 #include <umsync/stream_view.hpp>
 
-#include <algorithm>
 #include <concepts>
 #include <cstddef>
-#include <iterator>
 #include <limits>
 #include <optional>
 #include <source_location>
@@ -396,7 +394,12 @@ class managed_buffer {
     int devices[64];  // unused slots read cudaInvalidDeviceId
     check(cudaMemRangeGetAttribute(devices, sizeof devices, cudaMemRangeAttributeAccessedBy, data(), size_bytes()),
           "cudaMemRangeGetAttribute(AccessedBy)", where);
-    return std::find(std::begin(devices), std::end(devices), device) != std::end(devices);
+    for (int const listed : devices) {
+      if (listed == device) {
+        return true;
+      }
+    }
+    return false;
   }
 
  private:

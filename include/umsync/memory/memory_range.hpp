@@ -23,7 +23,6 @@
 #include <umsync/config.hpp>
 #include <umsync/memory/memory_span.hpp>
 
-#include <ranges>
 #include <type_traits>
 #include <utility>
 
@@ -88,12 +87,11 @@ inline constexpr bool usable_on_stream = std::is_same_v<MemoryTag, untagged> || 
 
 namespace detail {
 
-/// True for a temporary that owns its memory: it is freed at the end of the full expression,
-/// before any queued work that reads it runs. Spans and borrowed ranges (std::ranges'
-/// enable_borrowed_range, which a user's own view type may set) do not own.
+/// True for a temporary that may own its memory: anything but a memory_span. An owning
+/// temporary is freed at the end of the full expression, before queued work that reads it
+/// runs; a view of the user's own can be passed as memory_of(view), which is a span.
 template <class M>
-inline constexpr bool frees_memory_when_temporary = !is_memory_span<std::remove_cvref_t<M>> &&
-                                                    !std::ranges::enable_borrowed_range<std::remove_cvref_t<M>>;
+inline constexpr bool frees_memory_when_temporary = !is_memory_span<std::remove_cvref_t<M>>;
 
 }  // namespace detail
 UMSYNC_NAMESPACE_END

@@ -24,7 +24,6 @@
 #include <umsync/memory/managed_buffer.hpp>
 #include <umsync/stream_view.hpp>
 
-#include <algorithm>
 #include <cstddef>
 #include <source_location>
 #include <stdexcept>
@@ -62,7 +61,7 @@ std::size_t prefetch_pipelined(managed_buffer<T>& buffer, managed_location to, C
   on_copy.wait(edge, where);
   std::size_t chunks = 0;
   for (std::size_t first = 0; first < n; first += chunk_elements) {
-    std::size_t const count = std::min(chunk_elements, n - first);
+    std::size_t const count = n - first < chunk_elements ? n - first : chunk_elements;
     buffer.prefetch(first, count, to, on_copy, where);
     edge.record(on_copy, where);
     on_compute.wait(edge, where);

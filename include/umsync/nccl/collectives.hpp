@@ -24,7 +24,7 @@
 #pragma once
 
 #include <umsync/config.hpp>
-#include <umsync/detail/debug/ordering_checker.hpp>
+#include <umsync/detail/debug/checker_hooks.hpp>
 #include <umsync/detail/dependent_false.hpp>
 #include <umsync/error.hpp>
 #include <umsync/memory/memory_range.hpp>

@@ -8,12 +8,14 @@
 // the previous conflicting one. Host synchronization (stream or event synchronize) orders
 // everything the host issues afterwards.
 //
-// Only debug builds call it (umsync::debug_build); release builds carry none of it.
+// Only debug builds call it, through the hooks in checker_hooks.hpp; release builds include
+// neither this header nor anything it needs (<map>, <mutex>).
 // Limits: memory is keyed by its start address, so overlapping sub-ranges of one allocation
 // are not related; the legacy default stream's implicit synchronization is not modelled.
 #pragma once
 
 #include <umsync/config.hpp>
+#include <umsync/detail/debug/access.hpp>
 #include <umsync/error.hpp>
 
 #include <algorithm>
@@ -25,8 +27,6 @@
 
 UMSYNC_NAMESPACE_BEGIN
 namespace detail::debug {
-
-enum class access { read, write, free };
 
 class ordering_checker {
  public:
@@ -176,57 +176,6 @@ class ordering_checker {
   std::map<void const*, memory_state> memory_;
   clock host_;
 };
-
-// What umsync's types call. Each is empty in release builds.
-
-inline void note_access(void const* key, void const* stream, access kind, std::source_location const& where)
-{
-  if constexpr (debug_build) {
-    ordering_checker::instance().on_access(key, stream, kind, where);
-  }
-}
-inline void note_record(void const* event, void const* stream)
-{
-  if constexpr (debug_build) {
-    ordering_checker::instance().on_record(event, stream);
-  }
-}
-inline void note_wait(void const* stream, void const* event)
-{
-  if constexpr (debug_build) {
-    ordering_checker::instance().on_wait(stream, event);
-  }
-}
-inline void note_host_waited_for_stream(void const* stream)
-{
-  if constexpr (debug_build) {
-    ordering_checker::instance().on_host_waited_for_stream(stream);
-  }
-}
-inline void note_host_waited_for_event(void const* event)
-{
-  if constexpr (debug_build) {
-    ordering_checker::instance().on_host_waited_for_event(event);
-  }
-}
-inline void note_stream_destroyed(void const* stream) noexcept
-{
-  if constexpr (debug_build) {
-    try {
-      ordering_checker::instance().forget_stream(stream);
-    } catch (...) {  // a destructor's bookkeeping must not throw (allocation failure)
-    }
-  }
-}
-inline void note_event_destroyed(void const* event) noexcept
-{
-  if constexpr (debug_build) {
-    try {
-      ordering_checker::instance().forget_event(event);
-    } catch (...) {
-    }
-  }
-}
 
 }  // namespace detail::debug
 UMSYNC_NAMESPACE_END
