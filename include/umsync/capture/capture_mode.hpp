@@ -7,7 +7,7 @@
 //                mode is global (the default), while the capture lasts. The safe default.
 //   per_thread - refused on the capturing thread only (cudaStreamCaptureModeThreadLocal).
 //   relaxed    - never refused; the caller vouches that nothing unsafe happens.
-// umsync counts its own captures here so that capture_guard.hpp can refuse a stream-less
+// umsync counts its own captures here so that capture_status.hpp can refuse a stream-less
 // unsafe call (cudaMalloc has no stream to ask) before the runtime invalidates a capture.
 #pragma once
 

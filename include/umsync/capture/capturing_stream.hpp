@@ -29,8 +29,8 @@ class capturing_stream {
 
   [[nodiscard]] constexpr cudaStream_t get() const noexcept { return handle_; }
 
-  /// For APIs that take a stream_view (async_pool_buffer, stream_dependency). Note that a
-  /// stream_view has synchronize(): the types stop guarding there, capture_guard.hpp's
+  /// For APIs that take a stream_view (async_pool_buffer, stream_edge). Note that a
+  /// stream_view has synchronize(): the types stop guarding there, capture_status.hpp's
   /// run-time checks do not.
   constexpr operator stream_view<Tag>() const noexcept { return stream_view<Tag>{handle_}; }  // NOLINT
 

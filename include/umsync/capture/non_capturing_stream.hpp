@@ -3,8 +3,8 @@
 // A function that does something no graph can hold (host synchronization, prefetch, memory
 // advice, cudaMalloc) and takes any stream_handle states its rule with one line:
 //
-//   template <stream_handle Stream>
-//   void prefetch_to_device(void const* p, std::size_t bytes, int device, Stream const& s)
+//   template <class Memory, stream_handle Stream>
+//   void prefetch(Memory const& memory, managed_location to, Stream const& s)
 //   {
 //     forbid_in_capture<capture_unsafe::prefetch, Stream>();   // a capturing_stream: static_assert
 //     ...
@@ -12,7 +12,7 @@
 //
 // The static_assert names the operation and why. `non_capturing_stream` is the plain concept
 // for constraints. A stream_view or raw handle may still name a stream that happens to be
-// capturing: capture_guard.hpp checks that at run time.
+// capturing: capture_status.hpp checks that at run time.
 #pragma once
 
 #include <umsync/capture/capturing_stream.hpp>
