@@ -58,7 +58,6 @@ class unique_handle {
     }
     return value_;
   }
-  [[nodiscard]] Release& releaser() noexcept { return release_; }
   [[nodiscard]] Release const& releaser() const noexcept { return release_; }
 
   /// Gives the value up without releasing it; the handle is empty afterwards.
