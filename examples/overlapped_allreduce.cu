@@ -10,8 +10,7 @@
 #include <umsync/launch.hpp>
 #include <umsync/memory/async_pool_buffer.hpp>
 #include <umsync/memory/memory_pool.hpp>
-#include <umsync/nccl/collectives.hpp>
-#include <umsync/nccl/communicator.hpp>
+#include <umsync/nccl.hpp>
 #include <umsync/stream.hpp>
 #include <umsync/stream_edge.hpp>
 

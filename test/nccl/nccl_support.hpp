@@ -5,8 +5,7 @@
 
 #include <umsync/device.hpp>
 #include <umsync/error.hpp>
-#include <umsync/nccl/collectives.hpp>
-#include <umsync/nccl/communicator.hpp>
+#include <umsync/nccl.hpp>
 #include <umsync/stream.hpp>
 
 #include <cstdint>

@@ -5,12 +5,15 @@
 // read it), which stream it is bound to, and whether it may be written. A raw pointer knows
 // none of this; a memory_span knows all of it: its element type (const: read-only), its kind
 // and its stream tag. It is what the memory protocol (memory_range.hpp) hands out for any type.
+// A slice (subspan, first, last) is a memory_span of the same kind, tag and constness.
 #pragma once
 
 #include <umsync/config.hpp>
+#include <umsync/error.hpp>
 #include <umsync/stream_view.hpp>
 
 #include <cstddef>
+#include <cstdio>
 #include <type_traits>
 
 UMSYNC_NAMESPACE_BEGIN
@@ -21,6 +24,38 @@ enum class memory_kind {
   managed,        ///< cudaMallocManaged: migrates between host and device
   pageable_host,  ///< malloc, new, std::vector: the host only; async copies of it block
 };
+
+namespace detail {
+
+enum class slice_call { subspan, subspan_to_end, first, last };
+
+/// The failure of a memory_span slice, out of line: one printf-style message, built only when
+/// a slice is out of range (error.hpp is in every translation unit that reaches here anyway).
+[[noreturn, gnu::cold, gnu::noinline]] inline void throw_slice_out_of_range(slice_call call, std::size_t offset,
+                                                                            std::size_t count, std::size_t size)
+{
+  char text[160] = {};
+  switch (call) {
+    case slice_call::subspan:
+      std::snprintf(text, sizeof text, "memory_span::subspan(%zu, %zu) is out of range of a span of %zu elements",
+                    offset, count, size);
+      break;
+    case slice_call::subspan_to_end:
+      std::snprintf(text, sizeof text, "memory_span::subspan(%zu) is out of range of a span of %zu elements", offset,
+                    size);
+      break;
+    case slice_call::first:
+      std::snprintf(text, sizeof text, "memory_span::first(%zu) is out of range of a span of %zu elements", count,
+                    size);
+      break;
+    case slice_call::last:
+      std::snprintf(text, sizeof text, "memory_span::last(%zu) is out of range of a span of %zu elements", count, size);
+      break;
+  }
+  throw out_of_range(text);
+}
+
+}  // namespace detail
 
 template <class T, memory_kind Kind, class Tag = untagged>
 class memory_span {
@@ -39,6 +74,41 @@ class memory_span {
   [[nodiscard]] constexpr std::size_t size() const noexcept { return size_; }
   [[nodiscard]] constexpr std::size_t size_bytes() const noexcept { return size_ * sizeof(T); }
   [[nodiscard]] constexpr bool empty() const noexcept { return size_ == 0; }
+
+  /// The `count` elements from `offset`: the same kind, tag and constness, so a slice of memory
+  /// bound to a stream stays bound to it. Throws umsync::out_of_range when they do not all lie
+  /// inside this span.
+  [[nodiscard]] constexpr memory_span subspan(std::size_t offset, std::size_t count) const
+  {
+    if (offset > size_ || count > size_ - offset) {
+      detail::throw_slice_out_of_range(detail::slice_call::subspan, offset, count, size_);
+    }
+    return memory_span(data_ + offset, count);
+  }
+  /// The elements from `offset` to the end.
+  [[nodiscard]] constexpr memory_span subspan(std::size_t offset) const
+  {
+    if (offset > size_) {
+      detail::throw_slice_out_of_range(detail::slice_call::subspan_to_end, offset, 0, size_);
+    }
+    return memory_span(data_ + offset, size_ - offset);
+  }
+  /// The first `count` elements.
+  [[nodiscard]] constexpr memory_span first(std::size_t count) const
+  {
+    if (count > size_) {
+      detail::throw_slice_out_of_range(detail::slice_call::first, 0, count, size_);
+    }
+    return memory_span(data_, count);
+  }
+  /// The last `count` elements.
+  [[nodiscard]] constexpr memory_span last(std::size_t count) const
+  {
+    if (count > size_) {
+      detail::throw_slice_out_of_range(detail::slice_call::last, 0, count, size_);
+    }
+    return memory_span(data_ + (size_ - count), count);
+  }
 
   /// The same memory, read-only.
   template <class Element = T>
