@@ -230,3 +230,93 @@ TEST_CASE("guarded prefetch, advice and host sync run on a stream that is not ca
   }
   CHECK(wrong == 0);
 }
+
+TEST_CASE("synchronize and ready on a capturing stream, or on an event recorded in the capture, are refused first")
+{
+  // Release builds too: cudaStreamSynchronize, cudaStreamQuery, cudaEventSynchronize and
+  // cudaEventQuery would fail there and invalidate the capture; umsync throws capture_error
+  // before CUDA sees them, and the capture ends and runs as if nothing had been tried.
+  warm_up_graphs_and_managed();
+  umsync_test::memory_baseline const baseline;
+  auto rng = umsync_test::make_rng();
+  std::size_t const n = std::size_t{1} << 16;
+  u32 const first_key = static_cast<u32>(rng());
+  u32 const second_key = static_cast<u32>(rng());
+  std::vector<u32> const input = umsync_test::random_words(rng, n);
+  std::vector<u32> output(n, 0);
+  umsync::stream<left> const a;
+  {
+    umsync::async_pool_buffer<u32, left> in(n, a);
+    umsync::async_pool_buffer<u32, left> out(n, a);
+    UMSYNC_CUDA_CHECK(cudaMemsetAsync(out.data(), 0xFF, out.size_bytes(), a.view()));
+    umsync::copy_sync_pageable(in, input, a);
+    umsync::event in_capture;  // made before the capture: creating it is no capture's business
+    umsync::graph const g = [&] {
+      umsync::capture_scope scope(a);
+      umsync::launch(scope.stream(), grid, umsync_test::xor_with, in, out, n, first_key);
+      umsync::stream_view<left> const view = a.view();  // untyped: only a run-time check can tell
+      try {
+        a.synchronize();
+        FAIL("no capture_error");
+      } catch (umsync::capture_error const& error) {
+        CHECK(error.operation() == "cudaStreamSynchronize");
+        CHECK(std::string(error.what()).find("being captured") != std::string::npos);
+      }
+      CHECK_THROWS_AS(view.synchronize(), umsync::capture_error);
+      try {
+        static_cast<void>(view.ready());
+        FAIL("no capture_error");
+      } catch (umsync::capture_error const& error) {
+        CHECK(error.operation() == "cudaStreamQuery");
+      }
+      CHECK_THROWS_AS(static_cast<void>(a.ready()), umsync::capture_error);
+      // An event recorded in the capture stands for captured work, which has not run.
+      in_capture.record(scope.stream());
+      try {
+        in_capture.synchronize();
+        FAIL("no capture_error");
+      } catch (umsync::capture_error const& error) {
+        CHECK(error.operation() == "cudaEventSynchronize");
+        CHECK(std::string(error.what()).find("recorded on a stream that is being captured") != std::string::npos);
+      }
+      CHECK_THROWS_AS(static_cast<void>(in_capture.ready()), umsync::capture_error);
+      // The runtime saw none of the refused calls: the capture is still valid.
+      CHECK(raw_capture_status(a.get()) == cudaStreamCaptureStatusActive);
+      umsync::launch(scope.stream(), grid, umsync_test::xor_with, out, out, n, second_key);
+      return scope.end();
+    }();
+    CHECK(g.count_nodes(cudaGraphNodeTypeKernel) == 2);
+    umsync::graph_exec exec(g);
+    exec.launch(a);
+    CHECK_NOTHROW(a.synchronize());  // not capturing any more: synchronizes as always
+    CHECK(a.ready());
+    umsync::copy_sync_pageable(output, out, a);
+  }
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    wrong += output[i] != (input[i] ^ first_key ^ second_key) ? 1 : 0;
+  }
+  CHECK(wrong == 0);
+}
+
+TEST_CASE("copy_sync_pageable on a view of a capturing stream is refused before the copy is queued")
+{
+  warm_up_graphs_and_managed();
+  umsync_test::memory_baseline const baseline;
+  std::size_t const n = 1024;
+  std::vector<u32> host(n, 7U);
+  umsync::stream<left> const a;
+  umsync::async_pool_buffer<u32, left> device(n, a);
+  UMSYNC_CUDA_CHECK(cudaMemsetAsync(device.data(), 0, device.size_bytes(), a.view()));
+  {
+    umsync::capture_scope scope(a);
+    umsync::stream_view<left> const view = a.view();
+    CHECK_THROWS_AS(umsync::copy_sync_pageable(device, host, view), umsync::capture_error);
+    CHECK(raw_capture_status(a.get()) == cudaStreamCaptureStatusActive);
+    umsync::launch(scope.stream(), grid, add_one, device, n);
+    umsync::graph const g = scope.end();
+    CHECK(g.count_nodes(cudaGraphNodeTypeMemcpy) == 0);
+    CHECK(g.count_nodes(cudaGraphNodeTypeKernel) == 1);
+  }
+  a.synchronize();
+}

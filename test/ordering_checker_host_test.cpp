@@ -143,3 +143,133 @@ TEST_CASE_FIXTURE(fresh_checker, "many host threads may use the checker at once"
   }
   CHECK_NOTHROW(checker.on_access(&buffers[0], &streams[1], access::read));
 }
+
+// The allocation registry: umsync's buffers register the address range of each allocation, so
+// sub-ranges of one buffer and raw pointers into it are checked as that buffer.
+namespace {
+alignas(64) char allocation_a[256];
+alignas(64) char allocation_b[256];
+}  // namespace
+
+TEST_CASE_FIXTURE(fresh_checker, "sub-ranges of one allocation conflict where they overlap and not elsewhere")
+{
+  checker.on_allocate(allocation_a, sizeof allocation_a);
+  unsigned const write_line = std::source_location::current().line() + 1;
+  checker.on_access(allocation_a, 128, &stream_a, access::write);  // the first half, on a
+  // The second half on b: disjoint, so nothing to order.
+  CHECK_NOTHROW(checker.on_access(allocation_a + 128, 128, &stream_b, access::write));
+  // A sub-range that overlaps the first half, starting elsewhere: related to a's write.
+  try {
+    checker.on_access(allocation_a + 64, 16, &stream_c, access::read);
+    FAIL("no ordering_error");
+  } catch (umsync::ordering_error const& e) {
+    CHECK(e.earlier().stream == &stream_a);
+    CHECK(e.earlier().where.line() == write_line);
+    CHECK(e.later().stream == &stream_c);
+  }
+  // After an edge from a, c reads it; the whole allocation on c also waits for b's half.
+  checker.on_record(&event_1, &stream_a);
+  checker.on_wait(&stream_c, &event_1);
+  CHECK_NOTHROW(checker.on_access(allocation_a + 64, 16, &stream_c, access::read));
+  CHECK_THROWS_AS(checker.on_access(allocation_a, sizeof allocation_a, &stream_c, access::read),
+                  umsync::ordering_error);
+  checker.on_record(&event_2, &stream_b);
+  checker.on_wait(&stream_c, &event_2);
+  CHECK_NOTHROW(checker.on_access(allocation_a, sizeof allocation_a, &stream_c, access::read));
+}
+
+TEST_CASE_FIXTURE(fresh_checker, "a raw pointer into an allocation is checked as the rest of it; others pass")
+{
+  checker.on_allocate(allocation_a, sizeof allocation_a);
+  checker.on_access(allocation_a, sizeof allocation_a, &stream_a, access::write);
+  // data() + 32 on another stream, no edge: reported, naming both streams.
+  try {
+    static_cast<void>(checker.on_pointer_access(allocation_a + 32, &stream_b, access::write));
+    FAIL("no ordering_error");
+  } catch (umsync::ordering_error const& e) {
+    CHECK(e.earlier().stream == &stream_a);
+    CHECK(e.earlier().operation == "write");
+    CHECK(e.later().stream == &stream_b);
+    CHECK(e.later().operation == "write");
+  }
+  // A pointer no allocation holds passes, unchecked, whatever happened to it.
+  checker.on_access(allocation_b, sizeof allocation_b, &stream_a, access::write);
+  CHECK_FALSE(checker.on_pointer_access(allocation_b, &stream_b, access::write));
+  CHECK_FALSE(checker.on_pointer_access(nullptr, &stream_b, access::write));
+  // With the edge the raw pointer is accepted, and later uses are ordered after it.
+  checker.on_record(&event_1, &stream_a);
+  checker.on_wait(&stream_b, &event_1);
+  CHECK(checker.on_pointer_access(allocation_a + 32, &stream_b, access::write));
+  CHECK_THROWS_AS(checker.on_access(allocation_a + 200, 8, &stream_a, access::read), umsync::ordering_error);
+  // The pointer covers the rest of the allocation, not what lies before it.
+  CHECK_NOTHROW(checker.on_access(allocation_a, 32, &stream_a, access::read));
+  // One past the end is not in the allocation.
+  CHECK_FALSE(checker.on_pointer_access(allocation_a + sizeof allocation_a, &stream_c, access::write));
+}
+
+TEST_CASE_FIXTURE(fresh_checker, "reads of one allocation on two streams may run together; a raw read counts as read")
+{
+  checker.on_allocate(allocation_a, sizeof allocation_a);
+  checker.on_access(allocation_a, sizeof allocation_a, &stream_a, access::write);
+  checker.on_record(&event_1, &stream_a);
+  checker.on_wait(&stream_b, &event_1);
+  checker.on_wait(&stream_c, &event_1);
+  CHECK(checker.on_pointer_access(allocation_a, &stream_b, access::read));
+  CHECK_NOTHROW(checker.on_access(allocation_a + 16, 16, &stream_c, access::read));
+  // Back on a, without joining the readers: a write races with both.
+  CHECK_THROWS_AS(checker.on_access(allocation_a, 8, &stream_a, access::write), umsync::ordering_error);
+}
+
+TEST_CASE_FIXTURE(fresh_checker, "a new allocation forgets what was known of its addresses; a free forgets its uses")
+{
+  // Before umsync allocated there (memory it did not track, or reused memory): stale uses.
+  checker.on_access(allocation_a + 16, 8, &stream_a, access::write);
+  checker.on_allocate(allocation_a, sizeof allocation_a);
+  CHECK(checker.tracks(allocation_a + 16));
+  CHECK_FALSE(checker.tracks(allocation_b));
+  CHECK_NOTHROW(checker.on_access(allocation_a + 16, 8, &stream_b, access::write));
+  // Freed (cudaFree: no stream), then the same addresses come back as new memory elsewhere.
+  checker.on_deallocate(allocation_a);
+  CHECK_FALSE(checker.tracks(allocation_a + 16));
+  checker.on_allocate(allocation_a, 64);
+  CHECK_NOTHROW(checker.on_access(allocation_a, 64, &stream_c, access::write));
+  // An allocation that overlaps one still registered replaces it (its free was missed).
+  checker.on_allocate(allocation_a + 32, 128);
+  CHECK_FALSE(checker.tracks(allocation_a));
+  CHECK(checker.tracks(allocation_a + 100));
+  CHECK_NOTHROW(checker.on_access(allocation_a + 32, 8, &stream_a, access::write));
+}
+
+TEST_CASE_FIXTURE(fresh_checker, "a write that covers earlier uses replaces them without hiding a conflict")
+{
+  checker.on_allocate(allocation_a, sizeof allocation_a);
+  checker.on_access(allocation_a, 64, &stream_a, access::write);
+  checker.on_record(&event_1, &stream_a);
+  checker.on_wait(&stream_b, &event_1);
+  checker.on_access(allocation_a, 64, &stream_b, access::read);  // b reads a's result
+  checker.on_record(&event_2, &stream_b);
+  checker.on_wait(&stream_a, &event_2);
+  checker.on_access(allocation_a, sizeof allocation_a, &stream_a, access::write);  // joined: covers both uses
+  // c is ordered after a's first write only (event_1): the later write is not ordered for it.
+  checker.on_wait(&stream_c, &event_1);
+  CHECK_THROWS_AS(checker.on_access(allocation_a + 8, 8, &stream_c, access::read), umsync::ordering_error);
+  checker.on_record(&event_1, &stream_a);
+  checker.on_wait(&stream_c, &event_1);
+  CHECK_NOTHROW(checker.on_access(allocation_a + 8, 8, &stream_c, access::read));
+}
+
+TEST_CASE_FIXTURE(fresh_checker, "a free of a tracked allocation is checked over its whole range")
+{
+  checker.on_allocate(allocation_a, sizeof allocation_a);
+  checker.on_access(allocation_a, sizeof allocation_a, &stream_a, access::write);
+  checker.on_record(&event_1, &stream_a);
+  checker.on_wait(&stream_b, &event_1);
+  checker.on_access(allocation_a + 200, 8, &stream_b, access::read);  // a subspan lent to b
+  CHECK_THROWS_AS(checker.on_access(allocation_a, sizeof allocation_a, &stream_a, access::free),
+                  umsync::ordering_error);
+  checker.on_record(&event_2, &stream_b);
+  checker.on_wait(&stream_a, &event_2);
+  CHECK_NOTHROW(checker.on_access(allocation_a, sizeof allocation_a, &stream_a, access::free));
+  checker.on_deallocate(allocation_a);
+  CHECK_FALSE(checker.tracks(allocation_a));
+}

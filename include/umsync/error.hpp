@@ -196,6 +196,27 @@ class ordering_error : public usage_error {
   site later_;
 };
 
+/// A capture-unsafe operation was about to run while a capture was in progress. A bug in the
+/// calling program (it derives from usage_error); the capture was left untouched. Declared here,
+/// with the rest of the family, so that stream_view.hpp and event.hpp can refuse a host
+/// synchronization in a capture without including capture/ (capture/capture_error.hpp is its
+/// documented header).
+class capture_error : public usage_error {
+ public:
+  capture_error(std::string_view operation, std::string_view why)
+      : usage_error(std::string(operation) + " while a stream capture is in progress: " + std::string(why) +
+                    "; it would fail with cudaErrorStreamCaptureUnsupported and invalidate the capture. "
+                    "Call it before the capture begins or after capture_scope::end()"),
+        operation_(operation)
+  {}
+
+  /// The CUDA call that was refused, e.g. "cudaMemPrefetchAsync".
+  [[nodiscard]] std::string const& operation() const noexcept { return operation_; }
+
+ private:
+  std::string operation_;
+};
+
 /// Throws cuda_error when `status` is not cudaSuccess. The runtime's last-error slot is
 /// cleared first, so a later launch check does not see this failure again.
 inline void check(cudaError_t status, std::string_view call,

@@ -3,9 +3,15 @@
 // `event` has timing disabled: cheaper to record and wait on, it is what cross-stream edges
 // use. An event that also takes timestamps is timed_event (timed_event.hpp); both share the
 // owning handle detail::basic_event.
+//
+// Synchronizing with (or querying) an event last recorded in a stream capture would fail and
+// invalidate the capture: while a umsync capture is in progress, record() remembers the stream
+// of a record made in a capture, and synchronize() and ready() refuse with capture_error while
+// that stream is still capturing.
 #pragma once
 
 #include <umsync/config.hpp>
+#include <umsync/detail/capture_check.hpp>
 #include <umsync/detail/debug/checker_hooks.hpp>
 #include <umsync/detail/unique_handle.hpp>
 #include <umsync/error.hpp>
@@ -60,18 +66,28 @@ class basic_event {
   {
     check(cudaEventRecord(get(), s.get()), "cudaEventRecord", where);
     detail::debug::note_record(get(), s.get());
+    // Outside umsync captures (one load) nothing more; during one, ask whether this record was
+    // captured, while `s` is known to be alive.
+    bool const captured = captures_in_progress().load() > 0 &&
+                          stream_capture_status(s.get(), where) != cudaStreamCaptureStatusNone;
+    captured_on_ = captured ? s.get() : nullptr;
   }
 
-  /// Blocks the host until the recorded work is done.
+  /// Blocks the host until the recorded work is done. An event last recorded in a capture that
+  /// is still in progress throws capture_error first (it stands for work that has not run, and
+  /// the call would invalidate the capture).
   void synchronize(std::source_location where = std::source_location::current()) const
   {
+    refuse_if_captured("cudaEventSynchronize", where);
     check(cudaEventSynchronize(get()), "cudaEventSynchronize", where);
     detail::debug::note_host_waited_for_event(get());
   }
 
-  /// True when the recorded work is done (or nothing was recorded); never blocks.
+  /// True when the recorded work is done (or nothing was recorded); never blocks. Refused like
+  /// synchronize() for an event recorded in a capture in progress.
   [[nodiscard]] bool ready(std::source_location where = std::source_location::current()) const
   {
+    refuse_if_captured("cudaEventQuery", where);
     cudaError_t const status = cudaEventQuery(get());
     if (status == cudaErrorNotReady) {
       static_cast<void>(cudaGetLastError());
@@ -82,7 +98,23 @@ class basic_event {
   }
 
  private:
+  /// Throws capture_error when the last record was captured and its stream still captures. Its
+  /// stream is asked only while umsync captures are in progress: one that ended cannot be
+  /// invalidated any more (and its stream may be gone).
+  void refuse_if_captured(char const* operation, std::source_location const& where) const
+  {
+    if (captured_on_ != nullptr && captures_in_progress().load() > 0) [[unlikely]] {
+      if (stream_capture_status(captured_on_, where) != cudaStreamCaptureStatusNone) {
+        throw capture_error(operation, "the event was last recorded on a stream that is being captured into a "
+                                       "graph: it stands for captured work, which has not run (at " +
+                                           describe_location(where) + ")");
+      }
+    }
+  }
+
   unique_handle<cudaEvent_t, destroy_event> handle_;
+  /// The stream of the last record when that record was made in a capture; else null.
+  cudaStream_t captured_on_ = nullptr;
 };
 
 }  // namespace detail

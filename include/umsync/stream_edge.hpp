@@ -32,10 +32,47 @@
 #include <umsync/stream.hpp>
 #include <umsync/stream_view.hpp>
 
+#include <cstdlib>
 #include <source_location>
+#include <type_traits>
 #include <utility>
 
 UMSYNC_NAMESPACE_BEGIN
+
+namespace detail {
+
+template <class B>
+inline constexpr bool is_async_pool_buffer = false;
+template <class T, class Tag>
+inline constexpr bool is_async_pool_buffer<async_pool_buffer<T, Tag>> = true;
+
+template <class B>
+struct buffer_traits {
+  using tag = void;
+  template <class To>
+  using rebound = B;
+  template <class To>
+  using shared = B;
+};
+template <class T, class Tag>
+struct buffer_traits<async_pool_buffer<T, Tag>> {
+  using tag = Tag;
+  template <class To>
+  using rebound = async_pool_buffer<T, To>;
+  template <class To>
+  using shared = device_span<T const, To>;
+};
+
+template <class B>
+using bound_tag_t = typename buffer_traits<B>::tag;
+/// What transfer returns for `Buffer` (a rejected argument keeps its own type, so that only the
+/// rule's message is reported).
+template <class Buffer, class To>
+using rebound_buffer_t = typename buffer_traits<std::remove_cvref_t<Buffer>>::template rebound<To>;
+template <class Buffer, class To>
+using shared_view_t = typename buffer_traits<std::remove_cvref_t<Buffer>>::template shared<To>;
+
+}  // namespace detail
 
 /// When an edge's transfer and share order the streams.
 enum class edge_timing {
@@ -77,34 +114,50 @@ class stream_edge {
     wait(where);
   }
 
-  /// Orders the streams (immediate: edge(); deferred: wait()) and rebinds `buffer` to the
+  /// Orders the streams (immediate: edge(); deferred: wait()) and rebinds `buffer`, an
+  /// async_pool_buffer bound to the source stream and passed with std::move, to the
   /// destination stream.
-  template <class T>
+  template <class Buffer>
   // clang-format off
   [[nodiscard("umsync: dropping a transfer's result frees the buffer; keep the returned buffer")]]
-  async_pool_buffer<T, To> transfer(async_pool_buffer<T, From>&& buffer,
-                                    std::source_location where = std::source_location::current())
+  detail::rebound_buffer_t<Buffer, To> transfer(Buffer&& buffer,
+                                                std::source_location where = std::source_location::current())
   // clang-format on
   {
-    order_for_handoff(where);
-    return async_pool_buffer<T, To>(rebind_key{}, std::move(buffer), to_);
+    static_assert(!std::is_lvalue_reference_v<Buffer> && !std::is_const_v<std::remove_reference_t<Buffer>>,
+                  "umsync: transfer takes the buffer by std::move(buffer): the source stream's name for it must "
+                  "not be used after the handoff");
+    if constexpr (handoff_source<Buffer>()) {
+      order_for_handoff(where);
+      return detail::rebound_buffer_t<Buffer, To>(rebind_key{}, std::move(buffer), to_);
+    } else {
+      std::abort();  // unreachable: the static_assert above has failed
+    }
   }
 
-  /// Fan-out: orders the streams as transfer() does and lends `buffer` to the destination
-  /// stream for reading, as a read-only span bound to it; the buffer stays bound to (and is
-  /// freed on) the source stream. Several destinations may read at once. Before the source
-  /// writes or frees the buffer again, join back with an edge from each reader (fan-in):
+  /// Fan-out: orders the streams as transfer() does and lends `buffer`, an async_pool_buffer
+  /// bound to the source stream, to the destination stream for reading, as a read-only span
+  /// bound to it; the buffer stays bound to (and is freed on) the source stream. Several
+  /// destinations may read at once. Before the source writes or frees the buffer again, join
+  /// back with an edge from each reader (fan-in):
   ///   stream_dependency(reader, owner).edge();
   /// UMSYNC_DEBUG builds report a missing join as an ordering_error.
-  template <class T>
+  template <class Buffer>
   // clang-format off
   [[nodiscard("umsync: a shared view is the only way to read the buffer on the destination stream")]]
-  device_span<T const, To> share(async_pool_buffer<T, From> const& buffer,
-                                 std::source_location where = std::source_location::current())
+  detail::shared_view_t<Buffer, To> share(Buffer&& buffer,
+                                          std::source_location where = std::source_location::current())
   // clang-format on
   {
-    order_for_handoff(where);
-    return device_span<T const, To>::adopt(buffer.data(), buffer.size());
+    static_assert(std::is_lvalue_reference_v<Buffer>,
+                  "umsync: share of a temporary buffer: it is freed at the end of the statement while the "
+                  "destination stream still reads it; keep the buffer in a variable");
+    if constexpr (handoff_source<Buffer>()) {
+      order_for_handoff(where);
+      return detail::shared_view_t<Buffer, To>::adopt(buffer.data(), buffer.size());
+    } else {
+      std::abort();  // unreachable: the static_assert above has failed
+    }
   }
 
   [[nodiscard]] bool recorded() const noexcept { return recorded_; }
@@ -112,6 +165,21 @@ class stream_edge {
   [[nodiscard]] stream_view<To> to() const noexcept { return to_; }
 
  private:
+  /// The rules transfer and share both state of their argument; true when they hold.
+  template <class Buffer>
+  static constexpr bool handoff_source() noexcept
+  {
+    using source = std::remove_cvref_t<Buffer>;
+    static_assert(detail::is_async_pool_buffer<source>,
+                  "umsync: a stream_edge hands over (transfer) or lends (share) an async_pool_buffer; other memory "
+                  "is not bound to a stream: order it with edge()");
+    static_assert(!detail::is_async_pool_buffer<source> || std::is_same_v<detail::bound_tag_t<source>, From>,
+                  "umsync: a stream_edge hands over or lends a buffer bound to its source stream only; an edge runs "
+                  "one way, from its first stream to its second: build stream_dependency(buffer_stream, "
+                  "other_stream)");
+    return detail::is_async_pool_buffer<source> && std::is_same_v<detail::bound_tag_t<source>, From>;
+  }
+
   void order_for_handoff(std::source_location const& where)
   {
     if constexpr (Timing == edge_timing::immediate) {
@@ -132,6 +200,10 @@ template <class From, class To, edge_timing Timing = edge_timing::immediate>
 stream_edge(stream<From> const&, stream<To> const&) -> stream_edge<From, To, Timing>;
 template <class From, class To, edge_timing Timing = edge_timing::immediate>
 stream_edge(capturing_stream<From> const&, capturing_stream<To> const&) -> stream_edge<From, To, Timing>;
+template <class From, class To, edge_timing Timing = edge_timing::immediate>
+stream_edge(stream<From> const&, stream_view<To>) -> stream_edge<From, To, Timing>;
+template <class From, class To, edge_timing Timing = edge_timing::immediate>
+stream_edge(stream_view<From>, stream<To> const&) -> stream_edge<From, To, Timing>;
 
 /// The immediate edge, by the name umsync first gave it.
 template <class From, class To>

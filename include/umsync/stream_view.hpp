@@ -5,11 +5,16 @@
 // another tag does not compile. `untagged` streams take part in no such checks.
 //
 // The legacy default stream (handle 0) synchronizes with every blocking stream; umsync never
-// falls into it by accident: a view cannot be made from 0 or nullptr, and the default
-// streams are named functions.
+// falls into it by accident: a view cannot be made from 0 or nullptr, a null cudaStream_t
+// adopted at run time is refused in UMSYNC_DEBUG builds, and the default streams are named
+// functions.
+//
+// A host synchronization of a stream that is being captured (synchronize(), ready()) would
+// fail and invalidate the capture: both are refused with capture_error before CUDA sees them.
 #pragma once
 
 #include <umsync/config.hpp>
+#include <umsync/detail/capture_check.hpp>
 #include <umsync/detail/debug/checker_hooks.hpp>
 #include <umsync/detail/dependent_false.hpp>
 #include <umsync/error.hpp>
@@ -49,7 +54,18 @@ class stream_view {
   using tag_type = Tag;
 
   /// Adopts a stream created elsewhere (a library's, a framework's). It must outlive the view.
-  constexpr explicit stream_view(cudaStream_t handle) noexcept : handle_(handle) {}
+  /// A null handle would silently be the legacy default stream: UMSYNC_DEBUG builds refuse it
+  /// at run time with usage_error (legacy_default_stream() names that stream on purpose).
+  constexpr explicit stream_view(cudaStream_t handle) noexcept(!debug_build) : handle_(handle)
+  {
+    if constexpr (debug_build) {
+      if (!std::is_constant_evaluated() && handle == nullptr) [[unlikely]] {
+        throw usage_error("a stream_view was made from a null cudaStream_t, which CUDA reads as the legacy default "
+                          "stream (it synchronizes with every blocking stream); if that stream is meant, say so "
+                          "with umsync::legacy_default_stream()");
+      }
+    }
+  }
 
   template <std::integral Zero>
   stream_view(Zero)  // NOLINT: exists to reject stream_view{0} with a message
@@ -70,16 +86,21 @@ class stream_view {
   constexpr operator cudaStream_t() const noexcept { return handle_; }              // NOLINT: launch syntax needs it
   operator cuda::stream_ref() const noexcept { return cuda::stream_ref{handle_}; }  // NOLINT: CCCL interop
 
-  /// Blocks the calling host thread until all work queued so far on the stream is done.
+  /// Blocks the calling host thread until all work queued so far on the stream is done. A
+  /// stream that is being captured throws capture_error first (its captured work has not run,
+  /// and the call would invalidate the capture).
   void synchronize(std::source_location where = std::source_location::current()) const
   {
+    detail::refuse_in_capture(handle_, "cudaStreamSynchronize", where);
     check(cudaStreamSynchronize(handle_), "cudaStreamSynchronize", where);
     detail::debug::note_host_waited_for_stream(handle_);
   }
 
-  /// True when all work queued so far has finished; never blocks.
+  /// True when all work queued so far has finished; never blocks. A stream that is being
+  /// captured throws capture_error first (the query would invalidate the capture).
   [[nodiscard]] bool ready(std::source_location where = std::source_location::current()) const
   {
+    detail::refuse_in_capture(handle_, "cudaStreamQuery", where);
     cudaError_t const status = cudaStreamQuery(handle_);
     if (status == cudaErrorNotReady) {
       static_cast<void>(cudaGetLastError());
@@ -111,6 +132,21 @@ class stream_view {
  private:
   cudaStream_t handle_;
 };
+
+namespace detail {
+
+/// Fails to compile (once instantiated with a dependent `Context`): a stream-ordered call that
+/// checks memory against its stream's tag was given a raw cudaStream_t, which has none.
+template <class Context>
+constexpr void reject_raw_stream() noexcept
+{
+  static_assert(dependent_false<Context>,
+                "umsync: umsync's stream-ordered calls take a umsync stream (stream<Tag>, stream_view<Tag> or "
+                "capturing_stream<Tag>), whose tag memory is checked against; adopt a raw cudaStream_t with "
+                "umsync::stream_view<Tag>{handle}");
+}
+
+}  // namespace detail
 
 /// The legacy default stream (handle 0): it waits for, and is waited on by, every blocking
 /// stream of the device. Named so that using it is a visible choice.

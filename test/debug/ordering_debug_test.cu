@@ -7,7 +7,9 @@
 #include <umsync/umsync.hpp>
 
 #include <cstdint>
+#include <source_location>
 #include <string>
+#include <vector>
 
 static_assert(umsync::debug_build, "this file is built with UMSYNC_DEBUG");
 
@@ -90,4 +92,144 @@ TEST_CASE("fan-out without fan-in: writing the shared buffer again on the owner 
     reader.synchronize();
   }
   owner.synchronize();
+}
+
+TEST_CASE("a raw pointer from data() on another stream without an edge throws ordering_error; an edge fixes it")
+{
+  umsync_test::memory_baseline const baseline;
+  struct owner_tag {};
+  struct other_tag {};
+  auto rng = umsync_test::make_rng();
+  std::size_t const n = std::size_t{1} << 16;
+  std::vector<std::uint32_t> const input = umsync_test::random_words(rng, n);
+  std::uint32_t const first_key = static_cast<std::uint32_t>(rng());
+  std::uint32_t const second_key = static_cast<std::uint32_t>(rng());
+  std::vector<std::uint32_t> output(n, 0);
+  std::vector<std::uint32_t> before(n, 0);
+  umsync::stream<owner_tag> const s1;
+  umsync::stream<other_tag> const s2;
+  {
+    umsync::async_pool_buffer<std::uint32_t, owner_tag> source(n, s1);
+    umsync::async_pool_buffer<std::uint32_t, owner_tag> a(n, s1);
+    umsync::async_pool_buffer<std::uint32_t, other_tag> b(n, s2);
+    UMSYNC_CUDA_CHECK(cudaMemsetAsync(b.data(), 0xFF, b.size_bytes(), s2.view()));  // poison
+    umsync::copy_sync_pageable(source, input, s1);
+    unsigned const write_line = std::source_location::current().line() + 1;
+    umsync::launch(s1, {.grid = 64, .block = 256}, umsync_test::xor_with, source, a, n, first_key);
+    std::uint32_t const* const raw = a.data();  // the buffer's binding to s1 is lost here
+    unsigned const line = std::source_location::current().line() + 2;
+    try {
+      umsync::launch(s2, {.grid = 64, .block = 256}, umsync_test::xor_with, raw, b, n, second_key);
+      FAIL("no ordering_error");
+    } catch (umsync::ordering_error const& e) {
+      MESSAGE(std::string(e.what()));
+      CHECK(e.earlier().stream == static_cast<void const*>(s1.get()));
+      CHECK(e.earlier().operation == "write");
+      CHECK(e.earlier().where.line() == write_line);
+      CHECK(e.later().stream == static_cast<void const*>(s2.get()));
+      CHECK(e.later().operation == "read");
+      CHECK(e.later().where.line() == line);
+    }
+    // A pointer into the middle of the buffer is the same allocation.
+    CHECK_THROWS_AS(umsync::launch(s2, {.grid = 64, .block = 256}, umsync_test::xor_with, raw + n / 2, b, n / 2,
+                                   second_key),
+                    umsync::ordering_error);
+    umsync::copy_sync_pageable(before, b, s2);  // nothing refused ran: b is still poisoned
+    // With an event edge the same launch is accepted.
+    umsync::event written;
+    written.record(s1);
+    s2.wait(written);
+    CHECK_NOTHROW(umsync::launch(s2, {.grid = 64, .block = 256}, umsync_test::xor_with, raw, b, n, second_key));
+    umsync::copy_sync_pageable(output, b, s2);
+    umsync::event read;  // a is freed on s1: after s2's read
+    read.record(s2);
+    s1.wait(read);
+  }
+  s1.synchronize();
+  s2.synchronize();
+  std::size_t poisoned = 0;
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    poisoned += before[i] == 0xFFFFFFFFU ? 1 : 0;
+    wrong += output[i] != (input[i] ^ first_key ^ second_key) ? 1 : 0;
+  }
+  CHECK(poisoned == n);
+  CHECK(wrong == 0);
+}
+
+TEST_CASE("raw pointers umsync did not allocate pass unchecked; spans of one buffer conflict only where they overlap")
+{
+  umsync_test::memory_baseline const baseline;
+  struct owner_tag {};
+  auto rng = umsync_test::make_rng();
+  std::size_t const n = std::size_t{1} << 16;
+  std::size_t const half = n / 2;
+  std::vector<std::uint32_t> const input = umsync_test::random_words(rng, n);
+  std::uint32_t const first_key = static_cast<std::uint32_t>(rng());
+  std::uint32_t const second_key = static_cast<std::uint32_t>(rng());
+  std::uint32_t const third_key = static_cast<std::uint32_t>(rng());
+  std::vector<std::uint32_t> halves(n, 0);
+  std::vector<std::uint32_t> whole(n, 0);
+  std::vector<std::uint32_t> untracked_copy(n, 0);
+  umsync::stream<owner_tag> const s1;
+  umsync::stream<> const s2;
+  {
+    umsync::pinned_buffer<std::uint32_t> host(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      host[i] = input[i];
+    }
+    umsync::async_pool_buffer<std::uint32_t, owner_tag> a(n, s1);
+    umsync::async_pool_buffer<std::uint32_t> result(n, s2);
+    UMSYNC_CUDA_CHECK(cudaMemsetAsync(result.data(), 0xFF, result.size_bytes(), s2.view()));
+    umsync::event allocated;  // a's allocation (a write on s1) happens before s2 touches it
+    allocated.record(s1);
+    s2.wait(allocated);
+    // Two halves of one buffer, written on two streams at once: disjoint, so not reported.
+    auto const first_half = umsync::device_span<std::uint32_t>::adopt(a.data(), half);
+    auto const second_half = umsync::device_span<std::uint32_t>::adopt(a.data() + half, n - half);
+    umsync::launch(s1, {.grid = 64, .block = 256}, umsync_test::xor_with,
+                   umsync::pinned_span<std::uint32_t const>::adopt(host.data(), half), first_half, half, first_key);
+    CHECK_NOTHROW(umsync::launch(s2, {.grid = 64, .block = 256}, umsync_test::xor_with,
+                                 umsync::pinned_span<std::uint32_t const>::adopt(host.data() + half, n - half),
+                                 second_half, n - half, second_key));
+    // The whole buffer on s2 overlaps the half s1 wrote: reported until s2 waits for s1.
+    auto const all = umsync::device_span<std::uint32_t const>::adopt(a.data(), n);
+    CHECK_THROWS_AS(umsync::launch(s2, {.grid = 64, .block = 256}, umsync_test::xor_with, all, result, n, third_key),
+                    umsync::ordering_error);
+    umsync::event first_written;
+    first_written.record(s1);
+    s2.wait(first_written);
+    umsync::launch(s2, {.grid = 64, .block = 256}, umsync_test::xor_with, all, result, n, third_key);
+    umsync::copy_sync_pageable(whole, result, s2);
+
+    // Memory umsync did not allocate: a raw pointer to it is passed on unchecked, whichever
+    // stream used it before (here one that synchronized, unseen by the checker).
+    std::uint32_t* untracked = nullptr;
+    UMSYNC_CUDA_CHECK(cudaMalloc(&untracked, n * sizeof(std::uint32_t)));
+    umsync::launch(s1, {.grid = 64, .block = 256}, umsync_test::xor_with, host, untracked, n, first_key);
+    UMSYNC_CUDA_CHECK(cudaStreamSynchronize(s1.get()));
+    CHECK_NOTHROW(umsync::launch(s2, {.grid = 64, .block = 256}, umsync_test::xor_with,
+                                 static_cast<std::uint32_t const*>(untracked), result, n, second_key));
+    umsync::copy_sync_pageable(untracked_copy, result, s2);
+    UMSYNC_CUDA_CHECK(cudaFree(untracked));
+
+    umsync::event done;  // s1 reads all of a (s2 wrote half of it) and frees it, after s2's work
+    done.record(s2);
+    s1.wait(done);
+    umsync::copy_sync_pageable(halves, a, s1);
+  }
+  s1.synchronize();
+  s2.synchronize();
+  std::size_t wrong_halves = 0;
+  std::size_t wrong_whole = 0;
+  std::size_t wrong_untracked = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    std::uint32_t const key = i < half ? first_key : second_key;
+    wrong_halves += halves[i] != (input[i] ^ key) ? 1 : 0;
+    wrong_whole += whole[i] != (input[i] ^ key ^ third_key) ? 1 : 0;
+    wrong_untracked += untracked_copy[i] != (input[i] ^ first_key ^ second_key) ? 1 : 0;
+  }
+  CHECK(wrong_halves == 0);
+  CHECK(wrong_whole == 0);
+  CHECK(wrong_untracked == 0);
 }

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <umsync/config.hpp>
+#include <umsync/detail/capture_check.hpp>
 #include <umsync/error.hpp>
 
 UMSYNC_NAMESPACE_BEGIN
@@ -24,7 +25,8 @@ enum class capture_mode {
 
 namespace detail {
 
-/// umsync captures in progress: strict ones (not relaxed) on this thread, global ones anywhere.
+/// umsync captures in progress: strict ones (not relaxed) on this thread, global ones anywhere,
+/// and all of them anywhere (captures_in_progress, detail/capture_check.hpp).
 struct capture_registry {
   static int& strict_on_this_thread() noexcept
   {
@@ -44,6 +46,7 @@ struct capture_registry {
 
   static void begin(capture_mode mode) noexcept
   {
+    captures_in_progress().fetch_add(1);
     if (mode != capture_mode::relaxed) {
       ++strict_on_this_thread();
     }
@@ -54,6 +57,7 @@ struct capture_registry {
   }
   static void end(capture_mode mode) noexcept
   {
+    captures_in_progress().fetch_sub(1);
     if (mode != capture_mode::relaxed) {
       --strict_on_this_thread();
     }

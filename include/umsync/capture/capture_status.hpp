@@ -20,6 +20,8 @@
 #include <umsync/capture/capture_mode.hpp>
 #include <umsync/capture/non_capturing_stream.hpp>
 #include <umsync/config.hpp>
+#include <umsync/detail/capture_check.hpp>
+#include <umsync/detail/debug/checker_hooks.hpp>
 #include <umsync/error.hpp>
 #include <umsync/stream_view.hpp>
 
@@ -36,19 +38,12 @@ enum class capture_status {
   invalidated,  ///< a capture failed; it must still be ended on its origin stream
 };
 
-/// The capture status of `stream` (cudaStreamIsCapturing).
+/// The capture status of `stream` (cudaStreamIsCapturing). The legacy stream while a blocking
+/// stream captures is active: using it would join that capture.
 [[nodiscard]] inline capture_status capture_status_of(cudaStream_t stream,
                                                       std::source_location where = std::source_location::current())
 {
-  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
-  cudaError_t const result = cudaStreamIsCapturing(stream, &status);
-  if (result == cudaErrorStreamCaptureImplicit) {
-    // The legacy stream while a blocking stream captures: using it would join that capture.
-    static_cast<void>(cudaGetLastError());
-    return capture_status::active;
-  }
-  check(result, "cudaStreamIsCapturing", where);
-  switch (status) {
+  switch (detail::stream_capture_status(stream, where)) {
     case cudaStreamCaptureStatusActive: return capture_status::active;
     case cudaStreamCaptureStatusInvalidated: return capture_status::invalidated;
     case cudaStreamCaptureStatusNone: break;
@@ -61,15 +56,7 @@ enum class capture_status {
 inline void check_not_capturing(cudaStream_t stream, std::string_view operation,
                                 std::source_location where = std::source_location::current())
 {
-  switch (capture_status_of(stream, where)) {
-    case capture_status::none: return;
-    case capture_status::active:
-      throw capture_error(operation,
-                          "its stream is being captured into a graph (at " + detail::describe_location(where) + ")");
-    case capture_status::invalidated:
-      throw capture_error(operation, "its stream belongs to a capture that is already invalidated (at " +
-                                         detail::describe_location(where) + ")");
-  }
+  detail::refuse_in_capture(stream, operation, where);
 }
 
 /// check_not_capturing in UMSYNC_DEBUG builds; nothing in release builds. For hot paths that
@@ -129,6 +116,7 @@ void synchronize(Stream const& stream, std::source_location where = std::source_
   forbid_in_capture<capture_unsafe::host_sync, Stream>();
   check_not_capturing(stream.get(), "cudaStreamSynchronize", where);
   check(cudaStreamSynchronize(stream.get()), "cudaStreamSynchronize", where);
+  detail::debug::note_host_waited_for_stream(stream.get());
 }
 
 UMSYNC_NAMESPACE_END

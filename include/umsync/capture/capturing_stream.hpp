@@ -4,13 +4,15 @@
 // offers only what can be captured: it is a stream_handle (umsync::launch, copy_async, event
 // records and waits), converts to stream_view<Tag> for async_pool_buffer (whose cudaMallocAsync
 // and cudaFreeAsync become graph memory nodes) and stream_edge (whose edges become graph
-// edges). It has no synchronize(), ready(), prefetch or advice, and functions that need a
-// non-capturing stream reject it at compile time (non_capturing_stream.hpp).
+// edges). Its synchronize() and ready() do not compile (they say why), it has no prefetch or
+// advice, and functions that need a non-capturing stream reject it at compile time
+// (non_capturing_stream.hpp).
 //
 // Only a capture_scope makes one (scope.stream(), scope.fork(other)); it is a non-owning view,
 // valid until the scope ends.
 #pragma once
 
+#include <umsync/capture/capture_unsafe.hpp>
 #include <umsync/config.hpp>
 #include <umsync/error.hpp>
 #include <umsync/stream_view.hpp>
@@ -40,6 +42,20 @@ class capturing_stream {
   void wait(Event const& e, std::source_location where = std::source_location::current()) const
   {
     stream_view<Tag>{handle_}.wait(e, where);
+  }
+
+  /// Not on a capturing stream: the members a stream_view has and this type refuses, each
+  /// with its rule (templates, so that only a call fails to compile).
+  template <class Never = void>
+  void synchronize(std::source_location = std::source_location::current()) const
+  {
+    detail::reject_in_capture<capture_unsafe::host_sync, Never>();
+  }
+  template <class Never = void>
+  bool ready(std::source_location = std::source_location::current()) const
+  {
+    detail::reject_in_capture<capture_unsafe::stream_query, Never>();
+    return false;
   }
 
   friend constexpr bool operator==(capturing_stream, capturing_stream) noexcept = default;

@@ -4,10 +4,13 @@
 // cudaMallocHost, ...), and every one must then do the same four things: refuse a count whose
 // byte size overflows, skip the call for zero elements (the runtime rejects some zero sizes),
 // turn "out of memory" into umsync::bad_alloc naming the allocator and the caller's line, and
-// any other failure into cuda_error. allocate_elements does them once.
+// any other failure into cuda_error. allocate_elements does them once. In UMSYNC_DEBUG builds
+// it also registers the allocation's address range with the ordering checker; each buffer's
+// releaser removes it when it frees the memory (debug::note_freed).
 #pragma once
 
 #include <umsync/config.hpp>
+#include <umsync/detail/debug/checker_hooks.hpp>
 #include <umsync/detail/unique_handle.hpp>
 #include <umsync/error.hpp>
 
@@ -54,6 +57,7 @@ owned_elements<T> allocate_elements(std::size_t count, std::string_view owner, s
     throw bad_alloc(bytes, call, describe_allocator(), where);
   }
   check(status, call, where);
+  debug::note_allocated(memory, bytes);  // UMSYNC_DEBUG: the checker knows the range; the releaser forgets it
   return {static_cast<T*>(memory), count};
 }
 

@@ -10,6 +10,10 @@
 // zero elements (data() null, size() 0); an empty handle (stream, event, graph, graph_exec) has
 // nothing to stand for, and get() throws usage_error naming the type. Destroying or assigning
 // to an empty owner is always fine.
+//
+// UMSYNC_DEBUG builds also remember that a handle was moved from (or gave its value up), so
+// that a buffer's memory protocol can tell a moved-from buffer, whose use is a bug, from one
+// made with zero elements, which is legitimately empty. Release builds keep nothing of it.
 #pragma once
 
 #include <umsync/config.hpp>
@@ -36,13 +40,20 @@ class unique_handle {
   unique_handle(unique_handle const&) = delete;
   unique_handle& operator=(unique_handle const&) = delete;
   unique_handle(unique_handle&& other) noexcept : value_(std::exchange(other.value_, Value{})), release_(other.release_)
-  {}
+  {
+#if defined(UMSYNC_DEBUG)
+    moved_from_ = std::exchange(other.moved_from_, true);
+#endif
+  }
   unique_handle& operator=(unique_handle&& other) noexcept
   {
     if (this != &other) {
       reset();
       value_ = std::exchange(other.value_, Value{});
       release_ = other.release_;
+#if defined(UMSYNC_DEBUG)
+      moved_from_ = std::exchange(other.moved_from_, true);
+#endif
     }
     return *this;
   }
@@ -60,8 +71,40 @@ class unique_handle {
   }
   [[nodiscard]] Release const& releaser() const noexcept { return release_; }
 
-  /// Gives the value up without releasing it; the handle is empty afterwards.
-  [[nodiscard]] Value release() noexcept { return std::exchange(value_, Value{}); }
+  /// True once the handle was moved from or gave its value up (release()), until a value is
+  /// moved into it again; a handle that was empty from the start is not. Kept in UMSYNC_DEBUG
+  /// builds only: release builds always answer false.
+  [[nodiscard]] bool moved_from() const noexcept
+  {
+#if defined(UMSYNC_DEBUG)
+    return moved_from_;
+#else
+    return false;
+#endif
+  }
+  /// UMSYNC_DEBUG builds: throws usage_error "use of a moved-from <type_name>" when moved_from().
+  /// Release builds: nothing.
+  void debug_check_not_moved_from(std::string_view type_name) const noexcept(!debug_build)
+  {
+    if constexpr (debug_build) {
+      if (moved_from()) [[unlikely]] {
+        throw usage_error("use of a moved-from " + std::string(type_name) +
+                          ": it holds no memory (it reads as 0 elements and a kernel would receive a null pointer); "
+                          "use the object it was moved to");
+      }
+    } else {
+      static_cast<void>(type_name);
+    }
+  }
+
+  /// Gives the value up without releasing it; the handle is empty, and moved from, afterwards.
+  [[nodiscard]] Value release() noexcept
+  {
+#if defined(UMSYNC_DEBUG)
+    moved_from_ = true;
+#endif
+    return std::exchange(value_, Value{});
+  }
 
   /// Releases the value now; the handle is empty afterwards.
   void reset() noexcept
@@ -75,6 +118,9 @@ class unique_handle {
  private:
   Value value_{};
   Release release_{};
+#if defined(UMSYNC_DEBUG)
+  bool moved_from_ = false;
+#endif
 };
 
 /// A pointer and the number of elements it owns: the value of every umsync buffer.

@@ -52,12 +52,14 @@ struct free_on_stream {
   void operator()(owned_elements<T> const& memory) const noexcept
   {
     try {
-      debug::note_access(memory.data, stream, debug::access::free, std::source_location::current());
+      debug::note_access(memory.data, memory.size * sizeof(T), stream, debug::access::free,
+                         std::source_location::current());
     } catch (error const& unordered) {
       report_in_destructor(unordered);
     } catch (...) {
       report_in_destructor(cudaErrorUnknown, "the ordering checker, at a free");
     }
+    debug::note_freed(memory.data);
     report_in_destructor(cudaFreeAsync(memory.data, stream), "cudaFreeAsync");
   }
 };
@@ -91,11 +93,26 @@ class async_pool_buffer {
                     std::source_location where = std::source_location::current())
       : async_pool_buffer(other.size(), stream, where)
   {
+    other.memory_.debug_check_not_moved_from("umsync::async_pool_buffer (the source of a deep copy)");
     if (!empty()) {
-      detail::debug::note_access(other.data(), stream.get(), detail::debug::access::read, where);
+      detail::debug::note_access(other.data(), other.size_bytes(), stream.get(), detail::debug::access::read, where);
       check(cudaMemcpyAsync(data(), other.data(), size_bytes(), cudaMemcpyDeviceToDevice, stream.get()),
             "cudaMemcpyAsync (async_pool_buffer deep copy)", where);
     }
+  }
+
+  /// A buffer is bound to the stream it is allocated on (or deep-copied on), so its Tag is
+  /// that stream's; this overload exists to say so when they differ.
+  template <class CountOrSource, stream_handle Stream, class... Rest>
+    requires(!std::is_convertible_v<Stream const&, stream_view<Tag>> &&
+             (std::is_convertible_v<CountOrSource, std::size_t> ||
+              std::is_same_v<std::remove_cvref_t<CountOrSource>, async_pool_buffer>))
+  async_pool_buffer(CountOrSource&&, Stream const&, Rest&&...)  // NOLINT: exists to reject with a message
+  {
+    static_assert(detail::dependent_false<Stream>,
+                  "umsync: an async_pool_buffer<T, Tag> is bound to the stream it is allocated on, and that "
+                  "stream has another tag; write async_pool_buffer<T, StreamTag>, or allocate on the Tag stream "
+                  "and cross with a stream_edge's transfer");
   }
 
   /// Copies would free the same memory twice, and a deep copy must say on which stream it is
@@ -137,9 +154,18 @@ class async_pool_buffer {
     return device_span<T const, Tag>::adopt(data(), size());
   }
 
-  /// The memory protocol (memory_range.hpp): device memory bound to `Tag`.
-  friend device_span<T, Tag> umsync_memory(async_pool_buffer& buffer) noexcept { return buffer.span(); }
-  friend device_span<T const, Tag> umsync_memory(async_pool_buffer const& buffer) noexcept { return buffer.span(); }
+  /// The memory protocol (memory_range.hpp): device memory bound to `Tag`. UMSYNC_DEBUG builds
+  /// refuse a moved-from buffer (a transfer's source too) with usage_error.
+  friend device_span<T, Tag> umsync_memory(async_pool_buffer& buffer) noexcept(!debug_build)
+  {
+    buffer.memory_.debug_check_not_moved_from("umsync::async_pool_buffer");
+    return buffer.span();
+  }
+  friend device_span<T const, Tag> umsync_memory(async_pool_buffer const& buffer) noexcept(!debug_build)
+  {
+    buffer.memory_.debug_check_not_moved_from("umsync::async_pool_buffer");
+    return buffer.span();
+  }
 
  private:
   async_pool_buffer(std::size_t count, stream_view<Tag> stream, std::optional<memory_pool_ref> pool,
@@ -154,7 +180,7 @@ class async_pool_buffer {
                 detail::free_on_stream{stream.get()})
   {
     if (!empty()) {
-      detail::debug::note_access(data(), stream.get(), detail::debug::access::write, where);
+      detail::debug::note_access(data(), size_bytes(), stream.get(), detail::debug::access::write, where);
     }
   }
 

@@ -12,9 +12,11 @@
 
 #include <umsync/capture/non_capturing_stream.hpp>
 #include <umsync/config.hpp>
+#include <umsync/detail/capture_check.hpp>
 #include <umsync/detail/debug/checker_hooks.hpp>
 #include <umsync/detail/dependent_false.hpp>
 #include <umsync/error.hpp>
+#include <umsync/memory/memory_kind_check.hpp>
 #include <umsync/memory/memory_range.hpp>
 #include <umsync/memory/memory_span.hpp>
 #include <umsync/stream_view.hpp>
@@ -75,23 +77,28 @@ void copy_spans(DstSpan dst, SrcSpan src, stream_view<StreamTag> stream, std::so
 {
   using dst_element = typename DstSpan::element_type;
   using src_element = typename SrcSpan::element_type;
-  static_assert(!std::is_const_v<dst_element>, "umsync: the destination of a copy must be writable");
-  static_assert(std::is_same_v<std::remove_const_t<src_element>, dst_element>,
-                "umsync: a copy's source and destination must have the same element type");
-  static_assert(usable_on_stream<typename DstSpan::bound_tag_type, StreamTag> &&
-                    usable_on_stream<typename SrcSpan::bound_tag_type, StreamTag>,
-                "umsync: memory bound to one stream is used on another stream; cross with "
-                "umsync::stream_dependency::transfer (an event edge) first");
-  if (dst.size() < src.size()) {
-    throw length_error("copy of " + std::to_string(src.size()) + " elements into " + std::to_string(dst.size()));
+  constexpr bool read_only_destination = std::is_const_v<dst_element>;
+  constexpr bool same_element = std::is_same_v<std::remove_const_t<src_element>, std::remove_const_t<dst_element>>;
+  constexpr bool foreign = !usable_on_stream<typename DstSpan::bound_tag_type, StreamTag> ||
+                           !usable_on_stream<typename SrcSpan::bound_tag_type, StreamTag>;
+  static_assert(!read_only_destination, "umsync: the destination of a copy must be writable");
+  static_assert(same_element, "umsync: a copy's source and destination must have the same element type");
+  static_assert(!foreign, "umsync: memory bound to one stream is used on another stream; cross with "
+                          "umsync::stream_dependency::transfer (an event edge) first");
+  if constexpr (!read_only_destination && same_element && !foreign) {  // else rejected above, and only so
+    if (dst.size() < src.size()) {
+      throw length_error("copy of " + std::to_string(src.size()) + " elements into " + std::to_string(dst.size()));
+    }
+    if (src.empty()) {
+      return;
+    }
+    detail::debug_check_memory_kind(src, detail::debug::consumer::copy, "umsync copy (source)", where);
+    detail::debug_check_memory_kind(dst, detail::debug::consumer::copy, "umsync copy (destination)", where);
+    detail::debug::note_access(src.data(), src.size_bytes(), stream.get(), detail::debug::access::read, where);
+    detail::debug::note_access(dst.data(), src.size_bytes(), stream.get(), detail::debug::access::write, where);
+    check(cudaMemcpyAsync(dst.data(), src.data(), src.size_bytes(), cudaMemcpyDefault, stream.get()), "cudaMemcpyAsync",
+          where);
   }
-  if (src.empty()) {
-    return;
-  }
-  detail::debug::note_access(src.data(), stream.get(), detail::debug::access::read, where);
-  detail::debug::note_access(dst.data(), stream.get(), detail::debug::access::write, where);
-  check(cudaMemcpyAsync(dst.data(), src.data(), src.size_bytes(), cudaMemcpyDefault, stream.get()), "cudaMemcpyAsync",
-        where);
 }
 
 }  // namespace detail
@@ -127,12 +134,27 @@ void copy_sync_pageable(Dst&& dst, Src&& src, Stream const& stream,
   constexpr bool src_is_host = !detail::async_copy_operand<Src>;
   static_assert(dst_is_host != src_is_host,
                 "umsync: copy_sync_pageable copies between one pageable host range and one umsync buffer or span");
+  // A view of a capturing stream: refused before the copy is queued, the capture stays valid.
+  detail::refuse_in_capture(stream.get(), "cudaStreamSynchronize (copy_sync_pageable)", where);
   if constexpr (src_is_host) {
     detail::copy_spans(memory_of(dst), detail::pageable_side(src), stream_view<tag>{stream.get()}, where);
   } else {
     detail::copy_spans(detail::pageable_side(dst), memory_of(src), stream_view<tag>{stream.get()}, where);
   }
   check(cudaStreamSynchronize(stream.get()), "cudaStreamSynchronize (copy_sync_pageable)", where);
+  detail::debug::note_host_waited_for_stream(stream.get());
+}
+
+/// A raw cudaStream_t names no tag to check the memory against: adopt it as a view first.
+template <class Dst, class Src>
+void copy_async(Dst&&, Src&&, cudaStream_t)  // exists to reject with a message
+{
+  detail::reject_raw_stream<Dst>();
+}
+template <class Dst, class Src>
+void copy_sync_pageable(Dst&&, Src&&, cudaStream_t)  // exists to reject with a message
+{
+  detail::reject_raw_stream<Dst>();
 }
 
 UMSYNC_NAMESPACE_END

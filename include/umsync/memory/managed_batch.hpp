@@ -73,7 +73,7 @@ class managed_batch {
 
   /// Migrates every range to its location, in order on `stream`: one cudaMemPrefetchBatchAsync,
   /// or cudaMemPrefetchAsync when the batch holds one range.
-  template <non_capturing_stream Stream>
+  template <stream_handle Stream>
   void prefetch(Stream const& stream, std::source_location where = std::source_location::current()) const
   {
     forbid_in_capture<capture_unsafe::prefetch, Stream>();
@@ -95,7 +95,7 @@ class managed_batch {
 
   /// Tells the driver the ranges' contents are no longer needed: they are not migrated, and
   /// reading them before a write or prefetch gives indeterminate values.
-  template <non_capturing_stream Stream>
+  template <stream_handle Stream>
   void discard(Stream const& stream, std::source_location where = std::source_location::current()) const
   {
     forbid_in_capture<capture_unsafe::prefetch, Stream>();
@@ -114,7 +114,7 @@ class managed_batch {
   }
 
   /// discard, then place each range at its location without copying the old contents.
-  template <non_capturing_stream Stream>
+  template <stream_handle Stream>
   void discard_and_prefetch(Stream const& stream, std::source_location where = std::source_location::current()) const
   {
     forbid_in_capture<capture_unsafe::prefetch, Stream>();

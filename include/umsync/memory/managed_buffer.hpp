@@ -17,6 +17,7 @@
 #include <umsync/capture/non_capturing_stream.hpp>
 #include <umsync/config.hpp>
 #include <umsync/detail/allocate.hpp>
+#include <umsync/detail/debug/checker_hooks.hpp>
 #include <umsync/detail/unique_handle.hpp>
 #include <umsync/device.hpp>
 #include <umsync/error.hpp>
@@ -154,6 +155,7 @@ struct free_managed {
   template <class T>
   void operator()(owned_elements<T> const& memory) const noexcept
   {
+    debug::note_freed(memory.data);
     if (pool_stream != nullptr) {
       report_in_destructor(cudaFreeAsync(memory.data, pool_stream), "cudaFreeAsync (managed pool)");
     } else {
@@ -276,7 +278,7 @@ class managed_buffer {
   /// Allocates in stream order on `stream` from the device's default *managed* pool (CUDA 13:
   /// cudaMemGetDefaultMemPool with cudaMemAllocationTypeManaged); freed with cudaFreeAsync on
   /// the same stream, which must outlive the buffer. Use it only after `stream` reaches it.
-  template <non_capturing_stream Stream>
+  template <stream_handle Stream>
   managed_buffer(std::size_t count, Stream const& stream, std::source_location where = std::source_location::current())
       : memory_(allocate(count, stream.get(), where, [&](void** memory, std::size_t bytes) {
           cudaMemPool_t pool = nullptr;
@@ -285,7 +287,9 @@ class managed_buffer {
                 "cudaMemGetDefaultMemPool(cudaMemAllocationTypeManaged)", where);
           return cudaMallocFromPoolAsync(memory, bytes, pool, stream.get());
         }))
-  {}
+  {
+    forbid_in_capture<capture_unsafe::managed_allocation, Stream>();
+  }
 
   managed_buffer(managed_buffer const&) = delete;
   managed_buffer& operator=(managed_buffer const&) = delete;
@@ -312,9 +316,18 @@ class managed_buffer {
   [[nodiscard]] managed_span<T> span() noexcept { return managed_span<T>::adopt(data(), size()); }
   [[nodiscard]] managed_span<T const> span() const noexcept { return managed_span<T const>::adopt(data(), size()); }
 
-  /// The memory protocol (memory_range.hpp): managed memory, on any stream.
-  friend managed_span<T> umsync_memory(managed_buffer& buffer) noexcept { return buffer.span(); }
-  friend managed_span<T const> umsync_memory(managed_buffer const& buffer) noexcept { return buffer.span(); }
+  /// The memory protocol (memory_range.hpp): managed memory, on any stream. UMSYNC_DEBUG builds
+  /// refuse a moved-from buffer with usage_error.
+  friend managed_span<T> umsync_memory(managed_buffer& buffer) noexcept(!debug_build)
+  {
+    buffer.memory_.debug_check_not_moved_from("umsync::managed_buffer");
+    return buffer.span();
+  }
+  friend managed_span<T const> umsync_memory(managed_buffer const& buffer) noexcept(!debug_build)
+  {
+    buffer.memory_.debug_check_not_moved_from("umsync::managed_buffer");
+    return buffer.span();
+  }
 
   template <memory_advice Advice>
   void advise(Advice const& given, std::source_location where = std::source_location::current()) const
@@ -348,7 +361,7 @@ class managed_buffer {
 
   /// Restricts which work may access the buffer (cudaStreamAttachMemAsync, whole allocation).
   /// Not for pool allocations: the runtime attaches whole cudaMallocManaged allocations only.
-  template <non_capturing_stream Stream>
+  template <stream_handle Stream>
   void attach(Stream const& stream, stream_attach mode, std::source_location where = std::source_location::current())
   {
     forbid_in_capture<capture_unsafe::attach_memory, Stream>();

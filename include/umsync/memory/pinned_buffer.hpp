@@ -7,6 +7,7 @@
 
 #include <umsync/config.hpp>
 #include <umsync/detail/allocate.hpp>
+#include <umsync/detail/debug/checker_hooks.hpp>
 #include <umsync/detail/unique_handle.hpp>
 #include <umsync/error.hpp>
 #include <umsync/memory/memory_span.hpp>
@@ -24,6 +25,7 @@ struct free_pinned {
   template <class T>
   void operator()(owned_elements<T> const& memory) const noexcept
   {
+    debug::note_freed(memory.data);
     report_in_destructor(cudaFreeHost(memory.data), "cudaFreeHost");
   }
 };
@@ -32,6 +34,7 @@ struct unregister_host {
   template <class T>
   void operator()(owned_elements<T> const& memory) const noexcept
   {
+    debug::note_freed(memory.data);
     report_in_destructor(cudaHostUnregister(const_cast<std::remove_const_t<T>*>(memory.data)), "cudaHostUnregister");
   }
 };
@@ -65,9 +68,18 @@ class pinned_buffer {
   [[nodiscard]] pinned_span<T> span() noexcept { return pinned_span<T>::adopt(data(), size()); }
   [[nodiscard]] pinned_span<T const> span() const noexcept { return pinned_span<T const>::adopt(data(), size()); }
 
-  /// The memory protocol (memory_range.hpp): pinned host memory, on any stream.
-  friend pinned_span<T> umsync_memory(pinned_buffer& buffer) noexcept { return buffer.span(); }
-  friend pinned_span<T const> umsync_memory(pinned_buffer const& buffer) noexcept { return buffer.span(); }
+  /// The memory protocol (memory_range.hpp): pinned host memory, on any stream. UMSYNC_DEBUG
+  /// builds refuse a moved-from buffer with usage_error.
+  friend pinned_span<T> umsync_memory(pinned_buffer& buffer) noexcept(!debug_build)
+  {
+    buffer.memory_.debug_check_not_moved_from("umsync::pinned_buffer");
+    return buffer.span();
+  }
+  friend pinned_span<T const> umsync_memory(pinned_buffer const& buffer) noexcept(!debug_build)
+  {
+    buffer.memory_.debug_check_not_moved_from("umsync::pinned_buffer");
+    return buffer.span();
+  }
 
  private:
   detail::unique_handle<detail::owned_elements<T>, detail::free_pinned> memory_;
@@ -85,6 +97,7 @@ class host_registration {
                              cudaHostRegisterDefault),
             "cudaHostRegister", where);
       registered_ = decltype(registered_)(detail::owned_elements<T>{memory.data(), memory.size()});
+      detail::debug::note_allocated(memory.data(), memory.size_bytes());
     }
   }
 
@@ -93,7 +106,11 @@ class host_registration {
     return pinned_span<T>::adopt(registered_.get().data, registered_.get().size);
   }
 
-  friend pinned_span<T> umsync_memory(host_registration const& registration) noexcept { return registration.span(); }
+  friend pinned_span<T> umsync_memory(host_registration const& registration) noexcept(!debug_build)
+  {
+    registration.registered_.debug_check_not_moved_from("umsync::host_registration");
+    return registration.span();
+  }
 
  private:
   detail::unique_handle<detail::owned_elements<T>, detail::unregister_host> registered_;

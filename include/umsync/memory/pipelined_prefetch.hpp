@@ -35,11 +35,13 @@ UMSYNC_NAMESPACE_BEGIN
 /// `consume` queues work on the compute stream only. Returns the number of chunks.
 /// `chunk_elements` == 0 throws std::invalid_argument; the streams must differ (usage_error),
 /// or there is nothing to overlap.
-template <class T, non_capturing_stream CopyStream, non_capturing_stream ComputeStream, class Consume>
+template <class T, stream_handle CopyStream, stream_handle ComputeStream, class Consume>
 std::size_t prefetch_pipelined(managed_buffer<T>& buffer, managed_location to, CopyStream const& copy,
                                ComputeStream const& compute, std::size_t chunk_elements, Consume&& consume,
                                std::source_location where = std::source_location::current())
 {
+  forbid_in_capture<capture_unsafe::prefetch, CopyStream>();
+  forbid_in_capture<capture_unsafe::prefetch, ComputeStream>();
   using compute_view = stream_view<typename ComputeStream::tag_type>;
   if (chunk_elements == 0) {
     throw invalid_argument("prefetch_pipelined needs chunks of at least one element");

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <umsync/config.hpp>
+#include <umsync/detail/debug/checker_hooks.hpp>
 #include <umsync/detail/unique_handle.hpp>
 #include <umsync/error.hpp>
 #include <umsync/memory/memory_pool.hpp>
@@ -129,6 +130,7 @@ struct free_imported {
   template <class T>
   void operator()(owned_elements<T> const& memory) const noexcept
   {
+    debug::note_freed(memory.data);
     report_in_destructor(cudaFree(memory.data), "cudaFree (imported allocation)");
   }
 };
@@ -146,13 +148,15 @@ class imported_allocation {
     void* pointer = nullptr;
     check(cudaMemPoolImportPointer(&pointer, pool.get(), &token.data), "cudaMemPoolImportPointer", where);
     memory_ = decltype(memory_)(detail::owned_elements<T>{static_cast<T*>(pointer), count});
+    detail::debug::note_allocated(pointer, count * sizeof(T));
   }
 
   [[nodiscard]] T* data() const noexcept { return memory_.get().data; }
   [[nodiscard]] std::size_t size() const noexcept { return memory_.get().size; }
 
-  friend device_span<T> umsync_memory(imported_allocation const& allocation) noexcept
+  friend device_span<T> umsync_memory(imported_allocation const& allocation) noexcept(!debug_build)
   {
+    allocation.memory_.debug_check_not_moved_from("umsync::imported_allocation");
     return device_span<T>::adopt(allocation.data(), allocation.size());
   }
 

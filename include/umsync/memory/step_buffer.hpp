@@ -17,10 +17,12 @@
 #include <umsync/capture/non_capturing_stream.hpp>
 #include <umsync/config.hpp>
 #include <umsync/detail/allocate.hpp>
+#include <umsync/detail/debug/checker_hooks.hpp>
 #include <umsync/detail/unique_handle.hpp>
 #include <umsync/device.hpp>
 #include <umsync/error.hpp>
 #include <umsync/memory/managed_buffer.hpp>
+#include <umsync/memory/memory_range.hpp>
 #include <umsync/memory/memory_span.hpp>
 #include <umsync/memory/pinned_buffer.hpp>
 
@@ -44,6 +46,7 @@ struct free_device {
   template <class T>
   void operator()(owned_elements<T> const& memory) const noexcept
   {
+    debug::note_freed(memory.data);
     report_in_destructor(cudaFree(memory.data), "cudaFree");
   }
 };
@@ -73,22 +76,25 @@ class step_buffer<T, managed> {
 
   [[nodiscard]] std::span<T> host() noexcept { return {memory_.data(), memory_.size()}; }
   [[nodiscard]] std::span<T const> host() const noexcept { return {memory_.data(), memory_.size()}; }
-  [[nodiscard]] managed_span<T> device() noexcept { return memory_.span(); }
-  [[nodiscard]] managed_span<T const> device() const noexcept { return memory_.span(); }
+  /// The memory for device work (UMSYNC_DEBUG builds: usage_error on a moved-from step_buffer).
+  [[nodiscard]] managed_span<T> device() noexcept(!debug_build) { return memory_of(memory_); }
+  [[nodiscard]] managed_span<T const> device() const noexcept(!debug_build) { return memory_of(memory_); }
 
   /// Prefetches the pages to the device. Without concurrent managed access the runtime does
   /// not prefetch to a device (pages move at the next launch), so nothing is queued there.
-  template <non_capturing_stream Stream>
+  template <stream_handle Stream>
   void to_device(Stream const& stream, std::source_location where = std::source_location::current())
   {
+    forbid_in_capture<capture_unsafe::prefetch, Stream>();
     if (capabilities(device_, where).concurrent_managed_access) {
       memory_.prefetch(managed_location::device(device_), stream, where);
     }
   }
   /// Prefetches the pages to the host; read host() after `stream` has finished.
-  template <non_capturing_stream Stream>
+  template <stream_handle Stream>
   void to_host(Stream const& stream, std::source_location where = std::source_location::current())
   {
+    forbid_in_capture<capture_unsafe::prefetch, Stream>();
     if (capabilities(device_, where).concurrent_managed_access) {
       memory_.prefetch(managed_location::host(), stream, where);
     }
@@ -122,21 +128,27 @@ class step_buffer<T, device_only> {
 
   [[nodiscard]] std::span<T> host() noexcept { return {staging_.data(), staging_.size()}; }
   [[nodiscard]] std::span<T const> host() const noexcept { return {staging_.data(), staging_.size()}; }
-  [[nodiscard]] device_span<T> device() noexcept { return device_span<T>::adopt(device_memory_.get().data, size()); }
-  [[nodiscard]] device_span<T const> device() const noexcept
+  /// The memory for device work (UMSYNC_DEBUG builds: usage_error on a moved-from step_buffer).
+  [[nodiscard]] device_span<T> device() noexcept(!debug_build)
   {
+    device_memory_.debug_check_not_moved_from("umsync::step_buffer");
+    return device_span<T>::adopt(device_memory_.get().data, size());
+  }
+  [[nodiscard]] device_span<T const> device() const noexcept(!debug_build)
+  {
+    device_memory_.debug_check_not_moved_from("umsync::step_buffer");
     return device_span<T const>::adopt(device_memory_.get().data, size());
   }
 
   /// Copies the pinned staging memory to the device, in order on `stream`.
-  template <non_capturing_stream Stream>
+  template <stream_handle Stream>
   void to_device(Stream const& stream, std::source_location where = std::source_location::current())
   {
     forbid_in_capture<capture_unsafe::prefetch, Stream>();
     copy(device_memory_.get().data, staging_.data(), stream.get(), where);
   }
   /// Copies the device memory to the pinned staging memory; read host() after `stream` has finished.
-  template <non_capturing_stream Stream>
+  template <stream_handle Stream>
   void to_host(Stream const& stream, std::source_location where = std::source_location::current())
   {
     forbid_in_capture<capture_unsafe::prefetch, Stream>();

@@ -94,7 +94,8 @@ void all_reduce(Buffer&& buffer, reduction op, communicator const& comm, Stream 
     return;  // every rank has the same count: all skip alike
   }
   if constexpr (!std::is_const_v<element>) {
-    umsync::detail::debug::note_access(memory.data(), stream.get(), umsync::detail::debug::access::write, where);
+    umsync::detail::debug::note_access(memory.data(), memory.size_bytes(), stream.get(),
+                                       umsync::detail::debug::access::write, where);
     check(ncclAllReduce(memory.data(), memory.data(), memory.size(), datatype_of<element>, to_nccl(op), comm.get(),
                         stream.get()),
           "ncclAllReduce", comm.get(), where);
@@ -123,8 +124,10 @@ void all_reduce(Send const& send, Receive&& receive, reduction op, communicator 
     return;
   }
   if constexpr (!std::is_const_v<out_element>) {
-    umsync::detail::debug::note_access(in.data(), stream.get(), umsync::detail::debug::access::read, where);
-    umsync::detail::debug::note_access(out.data(), stream.get(), umsync::detail::debug::access::write, where);
+    umsync::detail::debug::note_access(in.data(), in.size_bytes(), stream.get(), umsync::detail::debug::access::read,
+                                       where);
+    umsync::detail::debug::note_access(out.data(), out.size_bytes(), stream.get(), umsync::detail::debug::access::write,
+                                       where);
     check(ncclAllReduce(in.data(), out.data(), in.size(), datatype_of<out_element>, to_nccl(op), comm.get(),
                         stream.get()),
           "ncclAllReduce", comm.get(), where);

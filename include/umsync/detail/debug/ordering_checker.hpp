@@ -3,15 +3,24 @@
 // Types stop a buffer bound to one stream tag from reaching a stream with another tag. They
 // cannot see two different streams that share a tag, untagged memory shared between
 // streams, or raw handles. This checker can: it follows the model of PyTorch's stream
-// sanitizer (a vector clock per stream, a snapshot per event, the last writer and the
-// readers since per buffer) and throws ordering_error when an access is not ordered after
-// the previous conflicting one. Host synchronization (stream or event synchronize) orders
-// everything the host issues afterwards.
+// sanitizer (a vector clock per stream, a snapshot per event, the uses of each byte range
+// since its last write) and throws ordering_error when an access is not ordered after the
+// previous conflicting one on an overlapping range. Host synchronization (stream or event
+// synchronize) orders everything the host issues afterwards.
+//
+// umsync's buffers register the address range of each allocation they make (and remove it when
+// they free it). An access anywhere inside a registered allocation is kept with that
+// allocation, by byte range: sub-ranges of one buffer (subspans) are related when they overlap
+// and independent when they do not, and a raw pointer into the buffer (taken with data() and
+// passed to umsync::launch) is recognised and checked as the rest of the allocation from that
+// pointer on.
 //
 // Only debug builds call it, through the hooks in checker_hooks.hpp; release builds include
 // neither this header nor anything it needs (<map>, <mutex>).
-// Limits: memory is keyed by its start address, so overlapping sub-ranges of one allocation
-// are not related; the legacy default stream's implicit synchronization is not modelled.
+// Limits: memory umsync did not allocate (adopted spans, a user's own types) is known by the
+// start address of each span, so two spans of it that start at different addresses are not
+// related, and a raw pointer to it is not checked; the legacy default stream's implicit
+// synchronization is not modelled.
 #pragma once
 
 #include <umsync/config.hpp>
@@ -19,11 +28,15 @@
 #include <umsync/error.hpp>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <map>
 #include <mutex>
-#include <optional>
 #include <source_location>
+#include <string>
+#include <utility>
+#include <vector>
 
 UMSYNC_NAMESPACE_BEGIN
 namespace detail::debug {
@@ -37,41 +50,102 @@ class ordering_checker {
     return checker;
   }
 
-  /// `stream` uses the memory at `key` (read, write, or free). Throws ordering_error when the
-  /// use is not ordered after the last conflicting use on another stream.
-  void on_access(void const* key, void const* stream, access kind,
-                 std::source_location where = std::source_location::current())
+  /// The extent of an access whose size is not known (a raw pointer): the rest of the tracked
+  /// allocation from the address on.
+  static constexpr std::size_t rest_of_allocation = static_cast<std::size_t>(-1);
+
+  /// umsync allocated `bytes` at `base`: later accesses inside are kept with this allocation.
+  /// Whatever was known of addresses inside is forgotten: they were other memory before.
+  void on_allocate(void const* base, std::size_t bytes)
   {
-    if (key == nullptr) {
+    if (base == nullptr || bytes == 0) {
       return;
     }
     std::lock_guard lock(mutex_);
-    clock& now = stream_clock(stream);
-    memory_state& memory = memory_[key];
-    auto const unordered = [&](use const& previous) {
-      return previous.stream != stream && component(now, previous.stream) < previous.epoch;
-    };
-    if (memory.last_write && unordered(*memory.last_write)) {
-      throw ordering_error(site_of(*memory.last_write), site_of(use{stream, 0, kind, where}));
+    std::uintptr_t const begin = address_of(base);
+    std::uintptr_t const end = end_of(begin, bytes);
+    auto first = allocations_.lower_bound(begin);
+    if (first != allocations_.begin() && std::prev(first)->second > begin) {
+      --first;  // an older allocation that reaches into this one: stale
     }
-    if (kind != access::read) {
-      for (auto const& [reader, read] : memory.reads) {
-        if (unordered(read)) {
-          throw ordering_error(site_of(read), site_of(use{stream, 0, kind, where}));
-        }
-      }
+    for (auto stale = first; stale != allocations_.end() && stale->first < end;) {
+      forget_memory(stale->first, stale->second);
+      stale = allocations_.erase(stale);
     }
-    std::uint64_t const epoch = ++now[stream];
-    use const current{stream, epoch, kind, where};
-    if (kind == access::read) {
-      memory.reads[stream] = current;
+    forget_memory(begin, end);
+    allocations_.emplace(begin, end);
+  }
+
+  /// The allocation at `base` is freed: it and every use recorded in it are forgotten.
+  void on_deallocate(void const* base)
+  {
+    if (base == nullptr) {
+      return;
+    }
+    std::lock_guard lock(mutex_);
+    std::uintptr_t const begin = address_of(base);
+    auto const found = allocations_.find(begin);
+    if (found != allocations_.end()) {
+      forget_memory(begin, found->second);
+      allocations_.erase(found);
     } else {
-      memory.last_write = current;
-      memory.reads.clear();
+      memory_.erase(begin);
     }
-    if (kind == access::free) {
-      memory_.erase(key);  // the address may come back from the pool as new memory
+  }
+
+  /// True when `address` lies inside an allocation umsync registered.
+  [[nodiscard]] bool tracks(void const* address)
+  {
+    std::lock_guard lock(mutex_);
+    return address != nullptr && allocation_holding(address_of(address)) != allocations_.end();
+  }
+
+  /// `stream` uses the `bytes` at `address` (read, write, or free). Throws ordering_error when
+  /// the use is not ordered after the last conflicting use of an overlapping range on another
+  /// stream. Inside a tracked allocation the use is kept with the allocation; elsewhere with
+  /// `address`.
+  void on_access(void const* address, std::size_t bytes, void const* stream, access kind,
+                 std::source_location where = std::source_location::current())
+  {
+    if (address == nullptr || bytes == 0) {
+      return;
     }
+    std::lock_guard lock(mutex_);
+    std::uintptr_t const begin = address_of(address);
+    auto const allocation = allocation_holding(begin);
+    if (allocation == allocations_.end()) {
+      access_locked(begin, begin, bytes == rest_of_allocation ? begin + 1 : end_of(begin, bytes), stream, kind, where);
+    } else {
+      std::uintptr_t const end = bytes == rest_of_allocation ? allocation->second : end_of(begin, bytes);
+      access_locked(allocation->first, begin, end, stream, kind, where);
+    }
+  }
+
+  /// The same, for memory known by its address alone (the extent of a tracked allocation from
+  /// `key` on; one byte elsewhere).
+  void on_access(void const* key, void const* stream, access kind,
+                 std::source_location where = std::source_location::current())
+  {
+    on_access(key, rest_of_allocation, stream, kind, where);
+  }
+
+  /// A raw pointer that `stream`'s work receives: checked as the rest of its allocation from
+  /// `address` on when it points into a tracked allocation. Anything else passes unchecked:
+  /// returns false.
+  bool on_pointer_access(void const* address, void const* stream, access kind,
+                         std::source_location where = std::source_location::current())
+  {
+    if (address == nullptr) {
+      return false;
+    }
+    std::lock_guard lock(mutex_);
+    std::uintptr_t const begin = address_of(address);
+    auto const allocation = allocation_holding(begin);
+    if (allocation == allocations_.end()) {
+      return false;
+    }
+    access_locked(allocation->first, begin, allocation->second, stream, kind, where);
+    return true;
   }
 
   /// An event is recorded on `stream`: it captures the stream's clock.
@@ -127,21 +201,50 @@ class ordering_checker {
     streams_.clear();
     events_.clear();
     memory_.clear();
+    allocations_.clear();
+    read_only_.clear();
     host_.clear();
+  }
+
+  /// The `bytes` at `base` may be read and not written until on_read_only_end(base): a write
+  /// or free that overlaps them throws usage_error, starting with `why` (who declared them
+  /// read-only: a phase that only reads a bound buffer).
+  void on_read_only_begin(void const* base, std::size_t bytes, std::string why)
+  {
+    if (base == nullptr || bytes == 0) {
+      return;
+    }
+    std::lock_guard lock(mutex_);
+    read_only_[address_of(base)] = read_only_range{end_of(address_of(base), bytes), std::move(why)};
+  }
+  void on_read_only_end(void const* base)
+  {
+    std::lock_guard lock(mutex_);
+    read_only_.erase(address_of(base));
   }
 
  private:
   using clock = std::map<void const*, std::uint64_t>;
+  /// One access of the bytes [begin, end).
   struct use {
     void const* stream = nullptr;
     std::uint64_t epoch = 0;
     access kind = access::read;
     std::source_location where;
+    std::uintptr_t begin = 0;
+    std::uintptr_t end = 0;
   };
-  struct memory_state {
-    std::optional<use> last_write;
-    std::map<void const*, use> reads;
-  };
+  /// The uses of one allocation (or of one untracked address) that a later access may still
+  /// conflict with.
+  using memory_uses = std::vector<use>;
+
+  static std::uintptr_t address_of(void const* address) { return reinterpret_cast<std::uintptr_t>(address); }
+  /// `begin + bytes`, saturated.
+  static std::uintptr_t end_of(std::uintptr_t begin, std::size_t bytes)
+  {
+    std::uintptr_t const most = static_cast<std::uintptr_t>(-1);
+    return bytes > most - begin ? most : begin + bytes;
+  }
 
   static std::uint64_t component(clock const& c, void const* stream)
   {
@@ -170,10 +273,97 @@ class ordering_checker {
     return c;
   }
 
+  /// The registered allocation (base -> end) that holds `address`, or allocations_.end().
+  std::map<std::uintptr_t, std::uintptr_t>::const_iterator allocation_holding(std::uintptr_t address) const
+  {
+    auto found = allocations_.upper_bound(address);
+    if (found == allocations_.begin()) {
+      return allocations_.end();
+    }
+    --found;
+    return address < found->second ? found : allocations_.end();
+  }
+
+  /// Throws usage_error when [begin, end) overlaps memory declared read-only. Called with the
+  /// mutex held.
+  void check_writable(std::uintptr_t begin, std::uintptr_t end, access kind, std::source_location const& where) const
+  {
+    for (auto const& [base, range] : read_only_) {
+      if (base < end && begin < range.end) {
+        throw usage_error(range.why + ", and a " + (kind == access::free ? "free" : "write") + " reaches it at " +
+                          describe_location(where) +
+                          " (not through the phase's views: the bound buffer itself, or a pointer into it); write "
+                          "it in a phase that declares device_read_write for it, or after this phase's scope ends");
+      }
+    }
+  }
+
+  /// Forgets the uses recorded for memory in [begin, end).
+  void forget_memory(std::uintptr_t begin, std::uintptr_t end)
+  {
+    memory_.erase(memory_.lower_bound(begin), memory_.lower_bound(end));
+  }
+
+  /// `stream` uses [begin, end) of the memory kept under `key`. Called with the mutex held.
+  void access_locked(std::uintptr_t key, std::uintptr_t begin, std::uintptr_t end, void const* stream, access kind,
+                     std::source_location const& where)
+  {
+    if (kind != access::read) {
+      check_writable(begin, end, kind, where);
+    }
+    clock& now = stream_clock(stream);
+    use const attempt{stream, 0, kind, where, begin, end};
+    auto const found = memory_.find(key);
+    if (found != memory_.end()) {
+      auto const unordered = [&](use const& previous) {
+        return previous.stream != stream && previous.begin < end && begin < previous.end &&
+               (previous.kind != access::read || kind != access::read) &&
+               component(now, previous.stream) < previous.epoch;
+      };
+      // A conflicting write is reported before a conflicting read, as the one to order after.
+      for (bool const writes : {true, false}) {
+        for (use const& previous : found->second) {
+          if ((previous.kind != access::read) == writes && unordered(previous)) {
+            throw ordering_error(site_of(previous), site_of(attempt));
+          }
+        }
+      }
+    }
+    std::uint64_t const epoch = ++now[stream];
+    if (kind == access::free) {
+      // The memory is gone; its address may come back from the pool as new memory.
+      if (found != memory_.end()) {
+        std::erase_if(found->second, [&](use const& previous) { return previous.begin < end && begin < previous.end; });
+        if (found->second.empty()) {
+          memory_.erase(found);
+        }
+      }
+      return;
+    }
+    memory_uses& uses = found != memory_.end() ? found->second : memory_[key];
+    // Uses this one makes redundant: a later access that would conflict with one of them
+    // overlaps this one as well, and being ordered after this one it is ordered after them
+    // (this one was ordered after them, or is later on the same stream).
+    std::erase_if(uses, [&](use const& previous) {
+      bool const covered = begin <= previous.begin && previous.end <= end;
+      return covered && (kind != access::read || (previous.kind == access::read && previous.stream == stream));
+    });
+    uses.push_back(use{stream, epoch, kind, where, begin, end});
+  }
+
   std::mutex mutex_;
   std::map<void const*, clock> streams_;
   std::map<void const*, clock> events_;
-  std::map<void const*, memory_state> memory_;
+  /// Keyed by the allocation's base, or by the address of memory no allocation holds.
+  std::map<std::uintptr_t, memory_uses> memory_;
+  /// The allocations umsync registered: base -> end.
+  std::map<std::uintptr_t, std::uintptr_t> allocations_;
+  struct read_only_range {
+    std::uintptr_t end = 0;
+    std::string why;
+  };
+  /// Memory that may be read, not written, for now: base -> extent and who said so.
+  std::map<std::uintptr_t, read_only_range> read_only_;
   clock host_;
 };
 

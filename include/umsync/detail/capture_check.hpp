@@ -1,0 +1,58 @@
+// umsync/detail/capture_check.hpp: the one query of a stream's capture status, the refusal built
+// on it, and the count of umsync captures in progress.
+//
+// capture/capture_status.hpp is the public face of these checks. They live here, in detail/,
+// because stream_view.hpp and event.hpp (above capture/ in the layers) need them too: a host
+// synchronization of a capturing stream, or of an event recorded in a capture, fails with
+// cudaErrorStreamCaptureUnsupported *and* invalidates the capture, so they refuse it first.
+#pragma once
+
+#include <umsync/config.hpp>
+#include <umsync/error.hpp>
+
+#include <source_location>
+#include <string>
+#include <string_view>
+
+UMSYNC_NAMESPACE_BEGIN
+namespace detail {
+
+/// The capture status of `stream` (cudaStreamIsCapturing). The legacy stream while a blocking
+/// stream captures counts as capturing: using it would join that capture.
+[[nodiscard]] inline cudaStreamCaptureStatus stream_capture_status(cudaStream_t stream,
+                                                                   std::source_location const& where)
+{
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  cudaError_t const result = cudaStreamIsCapturing(stream, &status);
+  if (result == cudaErrorStreamCaptureImplicit) {
+    static_cast<void>(cudaGetLastError());
+    return cudaStreamCaptureStatusActive;
+  }
+  check(result, "cudaStreamIsCapturing", where);
+  return status;
+}
+
+/// Throws capture_error naming `operation` when `stream` is capturing (or its capture was
+/// invalidated): one cudaStreamIsCapturing call.
+inline void refuse_in_capture(cudaStream_t stream, std::string_view operation, std::source_location const& where)
+{
+  switch (stream_capture_status(stream, where)) {
+    case cudaStreamCaptureStatusNone: return;
+    case cudaStreamCaptureStatusActive:
+      throw capture_error(operation, "its stream is being captured into a graph (at " + describe_location(where) + ")");
+    case cudaStreamCaptureStatusInvalidated:
+      throw capture_error(operation, "its stream belongs to a capture that is already invalidated (at " +
+                                         describe_location(where) + ")");
+  }
+}
+
+/// umsync captures (capture_scope, any mode) in progress in the process, kept by
+/// capture_registry (capture/capture_mode.hpp). An event asks it, one load, when it is recorded.
+[[nodiscard]] inline atomic_word<int>& captures_in_progress() noexcept
+{
+  static atomic_word<int> count{0};
+  return count;
+}
+
+}  // namespace detail
+UMSYNC_NAMESPACE_END
