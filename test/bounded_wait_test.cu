@@ -3,6 +3,7 @@
 // it was from the record. A trap poisons the CUDA context for good, so that case runs in a
 // child process: this executable started again with a filter for one test case that is
 // otherwise skipped.
+#include "support/child_process.hpp"
 #include "support/gpu_test.hpp"
 #include "support/sync_kernels.cuh"
 
@@ -61,27 +62,6 @@ __global__ void short_producer(std::uint64_t* counter_word, std::uint64_t timeou
   if (blockIdx.x == 1 && threadIdx.x == 32) {
     tiles.wait_at_least(5, umsync::wait_budget{record, timeout_ns, "consumer waits for 5 tiles"});
   }
-}
-
-std::string run_and_capture(std::string const& command, int& exit_status)
-{
-  std::string output;
-  FILE* pipe = popen(command.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  std::array<char, 512> chunk{};
-  while (std::fgets(chunk.data(), static_cast<int>(chunk.size()), pipe) != nullptr) {
-    output += chunk.data();
-  }
-  exit_status = pclose(pipe);
-  return output;
-}
-
-std::string this_executable()
-{
-  std::array<char, 4096> path{};
-  ssize_t const length = readlink("/proc/self/exe", path.data(), path.size() - 1);
-  REQUIRE(length > 0);
-  return std::string(path.data(), static_cast<std::size_t>(length));
 }
 
 }  // namespace
@@ -158,11 +138,8 @@ TEST_CASE("a bounded wait that times out traps, and the host reads which wait it
     MESSAGE("a CUDA tool instruments this process: it would report the deliberate trap; not run here");
     return;
   }
-  std::string command = "'";
-  command.append(this_executable()).append("' --no-skip=true --no-intro=true '--test-case=");
-  command.append(child_case).append("' 2>&1");
   int status = 0;
-  std::string const output = run_and_capture(command, status);
+  std::string const output = umsync_test::run_own_case(child_case, status);
   INFO("child output:\n" << output);
   REQUIRE(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == 0);

@@ -14,7 +14,9 @@
 //
 // The plan rejects a repeated id, an id inside a reserved range, more than 15 barriers and any
 // barrier whose warps do not fit the block. Kernels take their barriers from the plan by
-// position, so an id is written once, in the plan, and cannot be reused by accident.
+// position, so an id is written once, in the plan. A standalone named barrier in the same
+// kernel is beyond what the types can see together: UMSYNC_DEBUG builds trap when one uses an
+// id the plan's barriers use (named_barrier.hpp, barrier_owner), naming both barriers.
 #pragma once
 
 #include <umsync/config.hpp>
@@ -71,7 +73,7 @@ struct plan_entry<barrier_spec<Id, WarpMask>> {
   static constexpr std::uint32_t used_bits = id_bit(Id);
   static constexpr warp_mask_t warps = WarpMask;
   template <unsigned BlockThreads>
-  using barrier = named_barrier<Id, WarpMask, BlockThreads>;
+  using barrier = named_barrier<Id, WarpMask, BlockThreads, barrier_owner::plan>;
 };
 
 template <unsigned Id, warp_mask_t ProducerWarps, warp_mask_t ConsumerWarps>
@@ -81,7 +83,7 @@ struct plan_entry<producer_consumer_spec<Id, ProducerWarps, ConsumerWarps>> {
   static constexpr std::uint32_t used_bits = id_bit(Id);
   static constexpr warp_mask_t warps = ProducerWarps | ConsumerWarps;
   template <unsigned BlockThreads>
-  using barrier = producer_consumer_barrier<Id, ProducerWarps, ConsumerWarps, BlockThreads>;
+  using barrier = producer_consumer_barrier<Id, ProducerWarps, ConsumerWarps, BlockThreads, barrier_owner::plan>;
 };
 
 }  // namespace detail

@@ -38,6 +38,14 @@ inline constexpr unsigned syncthreads_barrier_id = 0;
 inline constexpr unsigned max_named_barrier_id = 15;
 inline constexpr unsigned max_block_threads = 1024;
 
+/// Who a barrier's id belongs to. A barrier_plan's barriers own their ids for the whole kernel:
+/// in UMSYNC_DEBUG builds any other barrier that uses one of those ids in the same block traps,
+/// naming both (ids outside a plan may be reused in sequence, which is legal).
+enum class barrier_owner {
+  standalone,  ///< declared on its own in the kernel
+  plan,        ///< taken from a barrier_plan (barrier_plan.hpp)
+};
+
 namespace detail {
 
 __host__ __device__ constexpr unsigned popcount32(std::uint32_t bits) noexcept
@@ -124,6 +132,70 @@ __device__ inline void check_barrier_call(unsigned id, warp_mask_t allowed_warps
     }
   }
 }
+
+/// One use of a barrier id in a block: its warps (producers and consumers; a named_barrier has
+/// consumers 0) and its owner, stamped with the block it was seen in.
+struct barrier_use {
+  unsigned long long stamp;
+  warp_mask_t producers;
+  warp_mask_t consumers;
+  unsigned owner;
+};
+
+/// A value that differs between any two blocks that ever run, as far as a debug check needs:
+/// the grid's launch number (%gridid) and the block's index. Shared memory is not cleared
+/// between blocks, so a claim is believed only when it carries this block's stamp.
+__device__ inline unsigned long long block_stamp() noexcept
+{
+  unsigned long long grid = 0;
+  asm volatile("mov.u64 %0, %%gridid;" : "=l"(grid));
+  unsigned long long const block = blockIdx.x +
+                                   static_cast<unsigned long long>(gridDim.x) * (blockIdx.y + gridDim.y * blockIdx.z);
+  return ((grid * 0x9E3779B97F4A7C15ULL) ^ (block + 0x632BE59BD9B4E019ULL)) | 1ULL;
+}
+
+__device__ inline void print_barrier_use(warp_mask_t producers, warp_mask_t consumers, unsigned owner) noexcept
+{
+  char const* const from = owner == static_cast<unsigned>(barrier_owner::plan) ? "a barrier_plan" : "standalone";
+  if (consumers == 0) {
+    std::printf("named_barrier (warps 0x%08x, %s)", producers, from);
+  } else {
+    std::printf("producer_consumer_barrier (producers 0x%08x, consumers 0x%08x, %s)", producers, consumers, from);
+  }
+}
+
+/// UMSYNC_DEBUG: a barrier_plan's id is used by no other barrier in the block. The first use
+/// of an id in a block claims it (in 256 bytes of shared memory that debug builds add); a later
+/// use by a different barrier, where either one comes from a plan, prints both and traps.
+/// Claims are not atomic: two first uses racing may both claim, and the mismatch is then
+/// reported at the next use.
+__device__ inline void check_barrier_owner(unsigned id, warp_mask_t producers, warp_mask_t consumers,
+                                           barrier_owner owner) noexcept
+{
+  __shared__ barrier_use claims[max_named_barrier_id + 1];
+  volatile barrier_use& claim = claims[id];
+  unsigned long long const stamp = block_stamp();
+  unsigned const mine = static_cast<unsigned>(owner);
+  if (claim.stamp != stamp) {
+    claim.producers = producers;
+    claim.consumers = consumers;
+    claim.owner = mine;
+    __threadfence_block();
+    claim.stamp = stamp;
+    return;
+  }
+  unsigned const planned = static_cast<unsigned>(barrier_owner::plan);
+  bool const same = claim.producers == producers && claim.consumers == consumers && claim.owner == mine;
+  if (!same && (claim.owner == planned || mine == planned)) {
+    std::printf("umsync: barrier id %u is used by two barriers in block (%u,%u,%u): ", id, blockIdx.x, blockIdx.y,
+                blockIdx.z);
+    print_barrier_use(claim.producers, claim.consumers, claim.owner);
+    std::printf(" and ");
+    print_barrier_use(producers, consumers, mine);
+    std::printf("; a barrier_plan's ids belong to its barriers only\n");
+    __trap();
+  }
+}
 #endif
 
 }  // namespace detail
@@ -131,7 +203,7 @@ __device__ inline void check_barrier_call(unsigned id, warp_mask_t allowed_warps
 /// Hardware barrier `Id` (1..15) shared by the warps in `WarpMask`; every one of those warps
 /// calls sync(). `BlockThreads`, when given, is the kernel's block size: the count is checked
 /// against it at compile time (and the real block size against it in UMSYNC_DEBUG builds).
-template <unsigned Id, warp_mask_t WarpMask, unsigned BlockThreads = 0>
+template <unsigned Id, warp_mask_t WarpMask, unsigned BlockThreads = 0, barrier_owner Owner = barrier_owner::standalone>
 class named_barrier : detail::named_barrier_rules<Id, WarpMask, BlockThreads> {
   using rules = detail::named_barrier_rules<Id, WarpMask, BlockThreads>;
 
@@ -140,12 +212,14 @@ class named_barrier : detail::named_barrier_rules<Id, WarpMask, BlockThreads> {
   static constexpr warp_mask_t warp_mask = WarpMask;
   static constexpr unsigned thread_count = rules::thread_count;
   static constexpr unsigned block_threads = BlockThreads;
+  static constexpr barrier_owner owner = Owner;
 
   /// Waits until all `thread_count` threads have arrived (unaligned form, as __barrier_sync_count).
   __device__ void sync() const noexcept
   {
 #if defined(UMSYNC_DEBUG)
     detail::check_barrier_call(Id, WarpMask, BlockThreads, false, "sync");
+    detail::check_barrier_owner(Id, WarpMask, 0, Owner);
 #endif
     __barrier_sync_count(Id, thread_count);
   }
@@ -155,6 +229,7 @@ class named_barrier : detail::named_barrier_rules<Id, WarpMask, BlockThreads> {
   {
 #if defined(UMSYNC_DEBUG)
     detail::check_barrier_call(Id, WarpMask, BlockThreads, true, "sync_aligned");
+    detail::check_barrier_owner(Id, WarpMask, 0, Owner);
 #endif
     asm volatile("barrier.sync.aligned %0, %1;" ::"n"(Id), "n"(thread_count) : "memory");
   }
@@ -165,7 +240,8 @@ class named_barrier : detail::named_barrier_rules<Id, WarpMask, BlockThreads> {
 /// both masks together, so a mismatched count cannot be written. The arrive has release and the
 /// wait acquire semantics for the block's memory (PTX memory model, barrier operations).
 /// For the way back (buffer free again) declare a second barrier with the roles swapped.
-template <unsigned Id, warp_mask_t ProducerWarps, warp_mask_t ConsumerWarps, unsigned BlockThreads = 0>
+template <unsigned Id, warp_mask_t ProducerWarps, warp_mask_t ConsumerWarps, unsigned BlockThreads = 0,
+          barrier_owner Owner = barrier_owner::standalone>
 class producer_consumer_barrier : detail::named_barrier_rules<Id, ProducerWarps | ConsumerWarps, BlockThreads> {
   static_assert(ProducerWarps != 0 && ConsumerWarps != 0,
                 "umsync: a producer/consumer barrier needs at least one producer warp and one consumer warp");
@@ -179,12 +255,14 @@ class producer_consumer_barrier : detail::named_barrier_rules<Id, ProducerWarps 
   static constexpr warp_mask_t consumer_warps = ConsumerWarps;
   static constexpr unsigned thread_count = rules::thread_count;
   static constexpr unsigned block_threads = BlockThreads;
+  static constexpr barrier_owner owner = Owner;
 
   /// Producer side: signals that its writes are done and goes on without waiting.
   __device__ void producer_arrive() const noexcept
   {
 #if defined(UMSYNC_DEBUG)
     detail::check_barrier_call(Id, ProducerWarps, BlockThreads, false, "producer_arrive");
+    detail::check_barrier_owner(Id, ProducerWarps, ConsumerWarps, Owner);
 #endif
     asm volatile("barrier.arrive %0, %1;" ::"n"(Id), "n"(thread_count) : "memory");
   }
@@ -194,6 +272,7 @@ class producer_consumer_barrier : detail::named_barrier_rules<Id, ProducerWarps 
   {
 #if defined(UMSYNC_DEBUG)
     detail::check_barrier_call(Id, ConsumerWarps, BlockThreads, false, "consumer_wait");
+    detail::check_barrier_owner(Id, ProducerWarps, ConsumerWarps, Owner);
 #endif
     __barrier_sync_count(Id, thread_count);
   }
@@ -204,6 +283,7 @@ class producer_consumer_barrier : detail::named_barrier_rules<Id, ProducerWarps 
   {
 #if defined(UMSYNC_DEBUG)
     detail::check_barrier_call(Id, ProducerWarps, BlockThreads, true, "producer_arrive_aligned");
+    detail::check_barrier_owner(Id, ProducerWarps, ConsumerWarps, Owner);
 #endif
     asm volatile("barrier.arrive.aligned %0, %1;" ::"n"(Id), "n"(thread_count) : "memory");
   }
@@ -212,6 +292,7 @@ class producer_consumer_barrier : detail::named_barrier_rules<Id, ProducerWarps 
   {
 #if defined(UMSYNC_DEBUG)
     detail::check_barrier_call(Id, ConsumerWarps, BlockThreads, true, "consumer_wait_aligned");
+    detail::check_barrier_owner(Id, ProducerWarps, ConsumerWarps, Owner);
 #endif
     asm volatile("barrier.sync.aligned %0, %1;" ::"n"(Id), "n"(thread_count) : "memory");
   }
