@@ -143,6 +143,7 @@ class phase_advisor {
     apply<Phase>(stream_view<>{stream.get()}, where);
     in_phase_ = true;
     active_ = detail::phases::name_of<Phase>();
+    guard_read_only<Phase>(true, where);
     return phase_scope<phase_advisor, Phase>(*this, stream.get());
   }
 
@@ -174,6 +175,32 @@ class phase_advisor {
        ...);
     }(std::index_sequence_for<Bindings...>{});
     // clang-format on
+  }
+
+  /// UMSYNC_DEBUG: while `Phase` is in force, the buffers it only reads are read-only to the
+  /// checker, so that a write reaching one by another way than the phase's views (the bound
+  /// buffer itself, a raw pointer into it) throws usage_error instead of collapsing the
+  /// read-mostly pages it duplicated. Nothing in release builds.
+  template <class Phase>
+  void guard_read_only(bool in_force, std::source_location const& where) noexcept
+  {
+    if constexpr (debug_build) {
+      for_each_binding([&]<std::size_t I, class Buffer, class T>(phase_binding<Buffer, T> const& binding) {
+        if constexpr (Plan::template used_in<Phase, Buffer> && !Plan::template writes<Phase, Buffer>) {
+          if (!in_force) {
+            detail::debug::note_read_only_end(binding.memory->data());
+            return;
+          }
+          detail::debug::note_read_only_begin(binding.memory->data(), binding.memory->size_bytes(), [&] {
+            return "phase " + detail::phases::name_of<Phase>() + " (entered at " + detail::describe_location(where) +
+                   ") declared buffer " + detail::phases::name_of<Buffer>() + " read-only";
+          });
+        }
+      });
+    } else {
+      static_cast<void>(in_force);
+      static_cast<void>(where);
+    }
   }
 
   [[nodiscard]] managed_location location(phase_side side) const noexcept
@@ -264,7 +291,11 @@ class phase_scope {
  public:
   phase_scope(phase_scope const&) = delete;
   phase_scope& operator=(phase_scope const&) = delete;
-  ~phase_scope() { advisor_->in_phase_ = false; }
+  ~phase_scope()
+  {
+    advisor_->template guard_read_only<Phase>(false, std::source_location::current());
+    advisor_->in_phase_ = false;
+  }
 
   /// The stream the phase was entered on: its prefetches are ordered there.
   [[nodiscard]] stream_view<> stream() const noexcept { return stream_view<>{stream_}; }
