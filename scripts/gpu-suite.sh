@@ -7,6 +7,9 @@
 #   bash scripts/gpu-suite.sh            # everything (more than one 10-minute device call)
 #   bash scripts/gpu-suite.sh tests      # build, tests, sanitizers, examples, SASS check: ~210 s
 #   bash scripts/gpu-suite.sh bench      # build, benchmarks, report: ~460 s on the H200
+#   bash scripts/gpu-suite.sh debug      # the UMSYNC_DEBUG build (the debug preset): every GPU
+#                                        # test and example with the run-time checks on
+#   bash scripts/gpu-suite.sh tests debug  # parts combine; one summary
 #
 # Every step runs under a time limit (UMSYNC_STEP_TIMEOUT seconds, UMSYNC_BENCH_TIMEOUT for the
 # benchmarks), so the summary always prints inside the device tool's 10-minute call limit.
@@ -22,9 +25,11 @@ build=build/gpu
 jobs=$(nproc 2>/dev/null || echo 4)
 step_timeout="${UMSYNC_STEP_TIMEOUT:-150}"
 bench_timeout="${UMSYNC_BENCH_TIMEOUT:-470}"
-parts="${1:-all}"
-case "$parts" in all|tests|bench) ;; *) echo "usage: $0 [all|tests|bench]" >&2; exit 2 ;; esac
-want() { [ "$parts" = all ] || [ "$parts" = "$1" ]; }
+parts=("${@:-all}")
+for part in "${parts[@]}"; do
+  case "$part" in all|tests|bench|debug) ;; *) echo "usage: $0 [all|tests|bench|debug]..." >&2; exit 2 ;; esac
+done
+want() { [[ " ${parts[*]} " == *" all "* || " ${parts[*]} " == *" $1 "* ]]; }
 
 if [ -d .deps/usr ]; then
   export CMAKE_PREFIX_PATH="$PWD/.deps/usr${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}"
@@ -51,16 +56,18 @@ step() {  # step NAME LOGFILE COMMAND...: runs under the step time limit, logs, 
 }
 
 # At most 8 files come back from the device tool: build.log (GPU state first), ctest.log,
-# sanitizer.log, checks.log (examples, SASS), bench.txt, bench.json, report.tar.gz.
+# sanitizer.log, checks.log (examples, SASS), ctest-debug.log, bench.txt, bench.json, report.tar.gz.
 gpu_state=$(nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,memory.used,memory.total --format=csv 2>&1)
 echo "$gpu_state" | tee "$out/build.log"
 
-step configure "$out/build.log" cmake -S . -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_CUDA_ARCHITECTURES=90 -DUMSYNC_BUILD_TESTS=ON -DUMSYNC_BUILD_BENCHMARKS=ON -DUMSYNC_BUILD_EXAMPLES=ON
-if [ "$parts" = bench ]; then
-  step build "$out/build.log" cmake --build "$build" -j "$jobs" --target umsync_bench
-else
+if want tests || want bench; then
+  step configure "$out/build.log" cmake -S . -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_CUDA_ARCHITECTURES=90 -DUMSYNC_BUILD_TESTS=ON -DUMSYNC_BUILD_BENCHMARKS=ON -DUMSYNC_BUILD_EXAMPLES=ON
+fi
+if want tests; then
   step build "$out/build.log" cmake --build "$build" -j "$jobs"
+elif want bench; then
+  step build "$out/build.log" cmake --build "$build" -j "$jobs" --target umsync_bench
 fi
 
 export UMSYNC_REQUIRE_GPU=1
@@ -104,6 +111,21 @@ if [ -f scripts/sass-check.sh ]; then
 fi
 fi  # tests
 
+if want debug; then
+# The debug preset's build (UMSYNC_DEBUG: the ordering checker, moved-from, kind, phase-guard
+# and barrier-owner checks) of every GPU test and example, run without a tool.
+debug_build=build/gpu-debug
+step "configure (debug)" "$out/build.log" cmake -S . -B "$debug_build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Debug \
+  -DUMSYNC_DEBUG=ON -DUMSYNC_BUILD_TESTS=ON -DUMSYNC_BUILD_BENCHMARKS=OFF -DUMSYNC_BUILD_EXAMPLES=ON \
+  -DCMAKE_CUDA_ARCHITECTURES=90
+limit=300 step "build (debug)" "$out/build.log" cmake --build "$debug_build" -j "$jobs"
+step "ctest -L gpu (debug)" "$out/ctest-debug.log" ctest --test-dir "$debug_build" -L '^gpu$' -j 4 --output-on-failure
+grep -E "tests passed|Failed" "$out/ctest-debug.log" | tail -n 8
+for example in "$debug_build"/examples/umsync_example_*; do
+  step "example (debug) $(basename "$example")" "$out/checks.log" "$example"
+done
+fi  # debug
+
 if want bench; then
 # The main job's run (scripts/run-benchmarks.sh, the same as `cmake --workflow --preset bench`):
 # one umsync_bench run per family group under one deadline, merged JSON, report with plots.
@@ -122,6 +144,7 @@ echo
 echo "================ umsync GPU suite summary ================"
 echo "$gpu_state" | sed -n 2p
 [ -f "$out/ctest.log" ] && grep -E "tests passed" "$out/ctest.log" | tail -n 1
+[ -f "$out/ctest-debug.log" ] && grep -E "tests passed" "$out/ctest-debug.log" | sed 's/^/debug: /' | tail -n 1
 fail=0
 for i in "${!names[@]}"; do
   printf '%-40s %s\n' "${names[$i]}" "${results[$i]}"

@@ -36,13 +36,22 @@ inline std::string this_executable()
   return std::string(path.data(), static_cast<std::size_t>(length));
 }
 
+/// `text` as one single-quoted shell word.
+inline std::string shell_quoted(std::string const& text)
+{
+  std::string quoted = "'";
+  for (char const c : text) {
+    quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  }
+  return quoted + "'";
+}
+
 /// Runs this executable's test case `name` (declared with doctest::skip()) in a child process
 /// and returns its output, stdout and stderr together.
 inline std::string run_own_case(char const* name, int& exit_status)
 {
-  std::string command = "'";
-  command.append(this_executable()).append("' --no-skip=true --no-intro=true '--test-case=");
-  command.append(name).append("' 2>&1");
+  std::string const command = shell_quoted(this_executable()) + " --no-skip=true --no-intro=true " +
+                              shell_quoted(std::string("--test-case=") + name) + " 2>&1";
   return run_and_capture(command, exit_status);
 }
 

@@ -133,30 +133,33 @@ __device__ inline void check_barrier_call(unsigned id, warp_mask_t allowed_warps
   }
 }
 
-/// One use of a barrier id in a block: its warps (producers and consumers; a named_barrier has
-/// consumers 0) and its owner, stamped with the block it was seen in.
-struct barrier_use {
+/// One use of a barrier id in a block, as two words that are only read and written atomically
+/// (a tool such as racecheck sees no hazard in them): `stamp` is block_stamp() with the owner
+/// in bit 0, `warps` the producer mask in the high half and the consumer mask (0 for a
+/// named_barrier) in the low half.
+struct barrier_claim {
   unsigned long long stamp;
-  warp_mask_t producers;
-  warp_mask_t consumers;
-  unsigned owner;
+  unsigned long long warps;
 };
 
 /// A value that differs between any two blocks that ever run, as far as a debug check needs:
-/// the grid's launch number (%gridid) and the block's index. Shared memory is not cleared
-/// between blocks, so a claim is believed only when it carries this block's stamp.
+/// the grid's launch number (%gridid) and the block's index; bit 0 is left clear. Shared
+/// memory is not cleared between blocks, so a claim is believed only when it carries this
+/// block's stamp.
 __device__ inline unsigned long long block_stamp() noexcept
 {
   unsigned long long grid = 0;
   asm volatile("mov.u64 %0, %%gridid;" : "=l"(grid));
   unsigned long long const block = blockIdx.x +
                                    static_cast<unsigned long long>(gridDim.x) * (blockIdx.y + gridDim.y * blockIdx.z);
-  return ((grid * 0x9E3779B97F4A7C15ULL) ^ (block + 0x632BE59BD9B4E019ULL)) | 1ULL;
+  return ((grid * 0x9E3779B97F4A7C15ULL) ^ (block + 0x632BE59BD9B4E019ULL)) & ~1ULL;
 }
 
-__device__ inline void print_barrier_use(warp_mask_t producers, warp_mask_t consumers, unsigned owner) noexcept
+__device__ inline void print_barrier_use(unsigned long long warps, unsigned long long owner) noexcept
 {
   char const* const from = owner == static_cast<unsigned>(barrier_owner::plan) ? "a barrier_plan" : "standalone";
+  auto const producers = static_cast<warp_mask_t>(warps >> 32U);
+  auto const consumers = static_cast<warp_mask_t>(warps);
   if (consumers == 0) {
     std::printf("named_barrier (warps 0x%08x, %s)", producers, from);
   } else {
@@ -166,32 +169,32 @@ __device__ inline void print_barrier_use(warp_mask_t producers, warp_mask_t cons
 
 /// UMSYNC_DEBUG: a barrier_plan's id is used by no other barrier in the block. The first use
 /// of an id in a block claims it (in 256 bytes of shared memory that debug builds add); a later
-/// use by a different barrier, where either one comes from a plan, prints both and traps.
-/// Claims are not atomic: two first uses racing may both claim, and the mismatch is then
-/// reported at the next use.
+/// use by a different barrier, where either one comes from a plan, prints both and traps. Two
+/// first uses racing may both claim; the mismatch is then reported at the next use.
 __device__ inline void check_barrier_owner(unsigned id, warp_mask_t producers, warp_mask_t consumers,
                                            barrier_owner owner) noexcept
 {
-  __shared__ barrier_use claims[max_named_barrier_id + 1];
-  volatile barrier_use& claim = claims[id];
-  unsigned long long const stamp = block_stamp();
-  unsigned const mine = static_cast<unsigned>(owner);
-  if (claim.stamp != stamp) {
-    claim.producers = producers;
-    claim.consumers = consumers;
-    claim.owner = mine;
+  __shared__ barrier_claim claims[max_named_barrier_id + 1];
+  barrier_claim& claim = claims[id];
+  unsigned long long const mine = static_cast<unsigned>(owner);
+  unsigned long long const stamp = block_stamp() | mine;
+  unsigned long long const warps = (static_cast<unsigned long long>(producers) << 32U) | consumers;
+  unsigned long long const seen = atomicAdd(&claim.stamp, 0ULL);
+  if ((seen & ~1ULL) != (stamp & ~1ULL)) {
+    atomicExch(&claim.warps, warps);
     __threadfence_block();
-    claim.stamp = stamp;
+    atomicExch(&claim.stamp, stamp);
     return;
   }
-  unsigned const planned = static_cast<unsigned>(barrier_owner::plan);
-  bool const same = claim.producers == producers && claim.consumers == consumers && claim.owner == mine;
-  if (!same && (claim.owner == planned || mine == planned)) {
+  unsigned long long const seen_warps = atomicAdd(&claim.warps, 0ULL);
+  unsigned long long const seen_owner = seen & 1ULL;
+  unsigned long long const planned = static_cast<unsigned>(barrier_owner::plan);
+  if ((seen_warps != warps || seen_owner != mine) && (seen_owner == planned || mine == planned)) {
     std::printf("umsync: barrier id %u is used by two barriers in block (%u,%u,%u): ", id, blockIdx.x, blockIdx.y,
                 blockIdx.z);
-    print_barrier_use(claim.producers, claim.consumers, claim.owner);
+    print_barrier_use(seen_warps, seen_owner);
     std::printf(" and ");
-    print_barrier_use(producers, consumers, mine);
+    print_barrier_use(warps, mine);
     std::printf("; a barrier_plan's ids belong to its barriers only\n");
     __trap();
   }
