@@ -155,18 +155,6 @@ __device__ inline unsigned long long block_stamp() noexcept
   return ((grid * 0x9E3779B97F4A7C15ULL) ^ (block + 0x632BE59BD9B4E019ULL)) & ~1ULL;
 }
 
-__device__ inline void print_barrier_use(unsigned long long warps, unsigned long long owner) noexcept
-{
-  char const* const from = owner == static_cast<unsigned>(barrier_owner::plan) ? "a barrier_plan" : "standalone";
-  auto const producers = static_cast<warp_mask_t>(warps >> 32U);
-  auto const consumers = static_cast<warp_mask_t>(warps);
-  if (consumers == 0) {
-    std::printf("named_barrier (warps 0x%08x, %s)", producers, from);
-  } else {
-    std::printf("producer_consumer_barrier (producers 0x%08x, consumers 0x%08x, %s)", producers, consumers, from);
-  }
-}
-
 /// UMSYNC_DEBUG: a barrier_plan's id is used by no other barrier in the block. The first use
 /// of an id in a block claims it (in 256 bytes of shared memory that debug builds add); a later
 /// use by a different barrier, where either one comes from a plan, prints both and traps. Two
@@ -189,15 +177,41 @@ __device__ inline void check_barrier_owner(unsigned id, warp_mask_t producers, w
   unsigned long long const seen_warps = atomicAdd(&claim.warps, 0ULL);
   unsigned long long const seen_owner = seen & 1ULL;
   unsigned long long const planned = static_cast<unsigned>(barrier_owner::plan);
-  if ((seen_warps != warps || seen_owner != mine) && (seen_owner == planned || mine == planned)) {
-    std::printf("umsync: barrier id %u is used by two barriers in block (%u,%u,%u): ", id, blockIdx.x, blockIdx.y,
-                blockIdx.z);
-    print_barrier_use(seen_warps, seen_owner);
-    std::printf(" and ");
-    print_barrier_use(warps, mine);
-    std::printf("; a barrier_plan's ids belong to its barriers only\n");
-    __trap();
+  if ((seen_warps == warps && seen_owner == mine) || (seen_owner != planned && mine != planned)) {
+    return;
   }
+  // Every thread that gets here traps; the one that takes the claim's warps prints, once, in
+  // one printf so that the lines of many threads do not interleave.
+  unsigned long long const first = atomicExch(&claim.warps, ~0ULL);
+  if (first != ~0ULL) {
+    char const* const owners[] = {"standalone", "a barrier_plan"};
+    auto const first_producers = static_cast<warp_mask_t>(first >> 32U);
+    auto const first_consumers = static_cast<warp_mask_t>(first);
+    char const* const before = owners[seen_owner];
+    char const* const now = owners[mine];
+    if (first_consumers == 0 && consumers == 0) {
+      std::printf("umsync: barrier id %u is used by two barriers in block (%u,%u,%u): named_barrier (warps 0x%08x, "
+                  "%s) and named_barrier (warps 0x%08x, %s); a barrier_plan's ids belong to its barriers only\n",
+                  id, blockIdx.x, blockIdx.y, blockIdx.z, first_producers, before, producers, now);
+    } else if (first_consumers == 0) {
+      std::printf("umsync: barrier id %u is used by two barriers in block (%u,%u,%u): named_barrier (warps 0x%08x, "
+                  "%s) and producer_consumer_barrier (producers 0x%08x, consumers 0x%08x, %s); a barrier_plan's ids "
+                  "belong to its barriers only\n",
+                  id, blockIdx.x, blockIdx.y, blockIdx.z, first_producers, before, producers, consumers, now);
+    } else if (consumers == 0) {
+      std::printf("umsync: barrier id %u is used by two barriers in block (%u,%u,%u): producer_consumer_barrier "
+                  "(producers 0x%08x, consumers 0x%08x, %s) and named_barrier (warps 0x%08x, %s); a barrier_plan's "
+                  "ids belong to its barriers only\n",
+                  id, blockIdx.x, blockIdx.y, blockIdx.z, first_producers, first_consumers, before, producers, now);
+    } else {
+      std::printf("umsync: barrier id %u is used by two barriers in block (%u,%u,%u): producer_consumer_barrier "
+                  "(producers 0x%08x, consumers 0x%08x, %s) and producer_consumer_barrier (producers 0x%08x, "
+                  "consumers 0x%08x, %s); a barrier_plan's ids belong to its barriers only\n",
+                  id, blockIdx.x, blockIdx.y, blockIdx.z, first_producers, first_consumers, before, producers,
+                  consumers, now);
+    }
+  }
+  __trap();
 }
 #endif
 
