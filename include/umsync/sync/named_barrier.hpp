@@ -180,10 +180,18 @@ __device__ inline void check_barrier_owner(unsigned id, warp_mask_t producers, w
   if ((seen_warps == warps && seen_owner == mine) || (seen_owner != planned && mine != planned)) {
     return;
   }
-  // Every thread that gets here traps; the one that takes the claim's warps prints, once, in
-  // one printf so that the lines of many threads do not interleave.
-  unsigned long long const first = atomicExch(&claim.warps, ~0ULL);
-  if (first != ~0ULL) {
+  // Every thread that gets here traps. The one that takes the claim's warps prints, once, in
+  // one printf (the lines of many threads would interleave); the others wait until it has
+  // printed, since a trap ends the kernel and its unflushed output with it.
+  constexpr unsigned long long printing = ~0ULL;
+  constexpr unsigned long long printed = ~1ULL;
+  unsigned long long const first = atomicExch(&claim.warps, printing);
+  if (first == printing) {
+    while (atomicAdd(&claim.warps, 0ULL) == printing) {
+    }
+  } else if (first == printed) {
+    atomicExch(&claim.warps, printed);  // put back what this thread's exchange took
+  } else {
     char const* const owners[] = {"standalone", "a barrier_plan"};
     auto const first_producers = static_cast<warp_mask_t>(first >> 32U);
     auto const first_consumers = static_cast<warp_mask_t>(first);
@@ -210,6 +218,7 @@ __device__ inline void check_barrier_owner(unsigned id, warp_mask_t producers, w
                   id, blockIdx.x, blockIdx.y, blockIdx.z, first_producers, first_consumers, before, producers,
                   consumers, now);
     }
+    atomicExch(&claim.warps, printed);
   }
   __trap();
 }
