@@ -42,19 +42,27 @@ endfunction()
 # give. The test passes only when nvcc rejects the file, every error line carries one of the
 # expected texts and each expected text appears; and when the same file compiles with
 # -DUMSYNC_CF_CONTROL (so it fails for the right reason).
-function(umsync_add_compile_fail_test source)
-  get_filename_component(rule ${source} NAME_WE)
+# umsync_compile_fail_flags(<var> [extra flags...]): the nvcc flags of a compile-fail check,
+# joined with "|" for a -D argument: C++20, the first CUDA architecture built, umsync's headers,
+# UMSYNC_DEBUG as the build, and (as umsync's own builds) a dropped [[nodiscard]] result is an
+# error.
+function(umsync_compile_fail_flags var)
   list(GET CMAKE_CUDA_ARCHITECTURES 0 arch)
   string(REGEX REPLACE "[^0-9].*$" "" arch "${arch}")
   if(arch STREQUAL "")
     set(arch 90)
   endif()
-  # As umsync's own builds: a dropped [[nodiscard]] result is an error.
-  set(flags -std=c++20 -arch=sm_${arch} --diag-error 3000,3001 -I${PROJECT_SOURCE_DIR}/include)
+  set(flags -std=c++20 -arch=sm_${arch} --diag-error 3000,3001 -I${PROJECT_SOURCE_DIR}/include ${ARGN})
   if(UMSYNC_DEBUG)
     list(APPEND flags -DUMSYNC_DEBUG)
   endif()
   string(REPLACE ";" "|" flags "${flags}")
+  set(${var} "${flags}" PARENT_SCOPE)
+endfunction()
+
+function(umsync_add_compile_fail_test source)
+  get_filename_component(rule ${source} NAME_WE)
+  umsync_compile_fail_flags(flags)
   add_test(NAME compile_fail.${rule}
     COMMAND ${CMAKE_COMMAND}
       -DNVCC=${CMAKE_CUDA_COMPILER}
