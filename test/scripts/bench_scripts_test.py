@@ -59,7 +59,7 @@ class BenchCompare(unittest.TestCase):
     def test_slower_beyond_noise_is_a_regression(self):
         result = self.compare(self.base * 1.5, 0.01 * self.base)
         self.assertEqual(result.returncode, 1, result.stdout + result.stderr)
-        self.assertIn("REGRESSION", result.stdout)
+        self.assertIn("| **slower** |", result.stdout)  # a slower verdict that sets the exit status
 
     def test_slower_within_noise_is_not(self):
         result = self.compare(self.base * 1.2, 0.2 * self.base)  # 3 sigmas would be 60%
