@@ -12,9 +12,19 @@
 # UMSYNC_BENCH_MIN_TIME (default 0.2) tune every family that does not fix its own;
 # UMSYNC_BENCH_NO_PLOTS=1 writes the report's tables only (no matplotlib needed or installed).
 # UMSYNC_BENCH_GROUPS="graphs nccl" runs only the named groups (the names below).
+# UMSYNC_BENCH_QUICK=1 is the quick run (`cmake --workflow --preset bench-quick`): every family
+# at the one size scripts/bench_quick_filter.txt picks, 2 repetitions and min time 0.05 s unless
+# the two variables above say otherwise, umsync_quick=1 in the JSON context, the report marked
+# as a quick run's, in about 45 s of benchmarks on the H200 (an estimate: docs/benchmarks.md),
+# against about 445 s for the full run.
+# Progress, as lines starting with "[bench]": the plan (groups, families, benchmarks), then
+# before each group which one, how far (group k of n, families i-j of m) and the time left
+# before the deadline with an estimate of the time to go (H200 reference times below, scaled
+# by this run's pace); within a group, at most every UMSYNC_BENCH_PROGRESS_SECONDS (default 15)
+# seconds, how many of its benchmarks are done.
 # Exit status: 0 when every group ran and the report was written; 1 otherwise; without a usable
 # GPU it says so once and exits 1 (what `cmake --workflow --preset bench` shows on such a machine).
-# Used by the bench.all test (the preset) and by scripts/gpu-suite.sh.
+# Used by the bench.all and bench.quick tests (the presets) and by scripts/gpu-suite.sh.
 set -uo pipefail
 if [ $# -lt 2 ]; then
   sed -n '2,/^set /p' "$0" | grep '^#' >&2
@@ -22,76 +32,208 @@ if [ $# -lt 2 ]; then
 fi
 bench=$1 out=$2 budget=${3:-3000}
 here=$(cd "$(dirname "$0")" && pwd)
-repetitions=${UMSYNC_BENCH_REPETITIONS:-3}
-min_time=${UMSYNC_BENCH_MIN_TIME:-0.2}
+case "${UMSYNC_BENCH_QUICK:-0}" in
+  "" | 0 | no | off | false) quick=0 ;;
+  *) quick=1 ;;
+esac
+if [ $quick = 1 ]; then
+  repetitions=${UMSYNC_BENCH_REPETITIONS:-2}
+  min_time=${UMSYNC_BENCH_MIN_TIME:-0.05}
+  quick_list=$here/bench_quick_filter.txt
+  if [ ! -f "$quick_list" ]; then
+    echo "run-benchmarks: $quick_list, the quick run's pick, is missing" >&2
+    exit 2
+  fi
+else
+  repetitions=${UMSYNC_BENCH_REPETITIONS:-3}
+  min_time=${UMSYNC_BENCH_MIN_TIME:-0.2}
+fi
+every=${UMSYNC_BENCH_PROGRESS_SECONDS:-15}
 mkdir -p "$out"
 : >"$out/bench.txt"
+say() { echo "[bench] $*" | tee -a "$out/bench.txt"; }
 
-# One question before seven runs: umsync_bench itself reports a missing GPU and exits 1.
-if ! "$bench" --benchmark_list_tests=true >/dev/null 2>"$out/no-gpu.txt"; then
+# One question before seven runs: umsync_bench itself reports a missing GPU and exits 1. Its
+# answer lists every benchmark of this build.
+if ! all=$("$bench" --benchmark_list_tests=true 2>"$out/no-gpu.txt"); then
   cat "$out/no-gpu.txt" >&2
   rm -f "$out/no-gpu.txt"
   echo "run-benchmarks: no benchmark ran (see above); the comparison needs a CUDA GPU" >&2
   exit 1
 fi
 rm -f "$out/no-gpu.txt"
+all=$(grep -v '^umsync_bench on ' <<<"$all")
 
-# Family A (unified memory, the longest) right after the ceilings, so a tight deadline cuts
-# the short families instead. On the H200 (2026-12-03): 4, 259, 23, 7, 36, 69, 45 s.
+# NAME:FULL:QUICK:FILTER. Family A (unified memory, the longest) right after the ceilings, so a
+# tight deadline cuts the short families instead. FULL and QUICK: the group's wall seconds on
+# the H200, for the progress estimate only (full: the R2 and R3 runs of 2026-12-03; quick:
+# estimated from them, docs/benchmarks.md "The quick run").
 groups=(
-  "ceilings:^ceiling_"
-  "unified_memory:^family_a"
-  "memory:^alloc_|^edge_|^launch_typed"
-  "wrappers:^wrapper_"
-  "barriers:^barrier_|^warp_specialized"
-  "graphs:^graph_"
-  "nccl:^nccl_"
+  "ceilings:5:2:^ceiling_"
+  "unified_memory:257:13:^family_a"
+  "memory:24:4:^alloc_|^edge_|^launch_typed"
+  "wrappers:7:3:^wrapper_"
+  "barriers:37:6:^barrier_|^warp_specialized"
+  "graphs:68:5:^graph_"
+  "nccl:46:3:^nccl_"
 )
-deadline=$(($(date +%s) + budget))
-parts=()
-status=0
+start=$SECONDS
+deadline=$((start + budget))
+
+families_of() { sed -E 's#[/<].*##' | awk 'NF && !seen[$0]++'; }  # names in, families out, in order
+
+# The plan: each group asked for, the benchmarks of it this run measures (the quick run: the
+# pick of bench_quick_filter.txt, and every size of a family the file does not name).
+g_part=() g_filter=() g_names=() g_ref=() g_count=() g_families=()
+n_groups=0 n_families=0 n_benchmarks=0 ref_total=0
 for group in "${groups[@]}"; do
-  part=${group%%:*} filter=${group#*:}
+  IFS=: read -r part ref_full ref_quick filter <<<"$group"
   if [ -n "${UMSYNC_BENCH_GROUPS:-}" ] && [[ " $UMSYNC_BENCH_GROUPS " != *" $part "* ]]; then
     continue  # not asked for this run
   fi
+  names=$(grep -E "$filter" <<<"$all")
+  if [ -z "$names" ]; then  # umsync_bench decides (a family not in this build, e.g. F without NCCL)
+    names=$("$bench" --benchmark_list_tests=true --benchmark_filter="$filter" 2>/dev/null | grep -v '^umsync_bench on ')
+  fi
+  ref=$ref_full
+  if [ $quick = 1 ] && [ -n "$names" ]; then
+    ref=$ref_quick
+    filter=$(awk -v g="$part" '$1 == g { printf "%s%s", sep, $2; sep = "|" }' "$quick_list")
+    while IFS= read -r family; do
+      if [ -z "$filter" ] || ! grep -E "^${family}[/<]" <<<"$names" | grep -qE "$filter"; then
+        say "quick: $family has no line in scripts/bench_quick_filter.txt: every size of it runs"
+        filter+="${filter:+|}^${family}[/<]"
+      fi
+    done < <(families_of <<<"$names")
+    names=$(grep -E "$filter" <<<"$names")
+  fi
+  count=0 families=0
+  if [ -n "$names" ]; then
+    count=$(grep -c . <<<"$names")
+    families=$(families_of <<<"$names" | grep -c .)
+    n_groups=$((n_groups + 1)) n_families=$((n_families + families)) n_benchmarks=$((n_benchmarks + count))
+    ref_total=$((ref_total + ref))
+  fi
+  g_part+=("$part") g_filter+=("$filter") g_names+=("$names") g_ref+=("$ref") g_count+=("$count")
+  g_families+=("$families")
+done
+
+# Seconds of benchmarks to go, from group $1 on, $2 s into it: the reference times of what is
+# left, scaled by this run's pace over the groups done (once they add up to 10 reference
+# seconds), at most the time left before the deadline.
+ref_done=0 took_done=0
+to_go() {
+  local i=$1 into=$2 pace=100 rest=0 j current left
+  if [ "$ref_done" -ge 10 ]; then
+    pace=$((took_done * 100 / ref_done))
+    pace=$((pace < 50 ? 50 : pace > 400 ? 400 : pace))
+  fi
+  current=$((g_ref[i] * pace / 100 - into))
+  for ((j = i + 1; j < ${#g_part[@]}; j++)); do
+    [ "${g_count[j]}" -gt 0 ] && rest=$((rest + g_ref[j]))
+  done
+  left=$((deadline - SECONDS > 0 ? deadline - SECONDS : 0))
+  current=$(((current > 0 ? current : 0) + rest * pace / 100))
+  echo $((current < left ? current : left))
+}
+
+# Copies group $1's output through; after a benchmark's rows, at most every $every s, says how
+# many of the group's benchmarks are done.
+row='^\[ *[0-9]+ s\] ([^ ]+)'
+aggregate='^(.+)_(mean|median|stddev|cv)$'
+follow() {
+  local i=$1 line name finished=0 last=$SECONDS
+  local -A listed=() seen=()
+  while IFS= read -r name; do
+    [ -n "$name" ] && listed[$name]=1
+  done <<<"${g_names[i]}"
+  while IFS= read -r line; do
+    printf '%s\n' "$line"
+    [[ $line =~ $row ]] || continue
+    name=${BASH_REMATCH[1]}
+    [[ $name =~ $aggregate ]] && name=${BASH_REMATCH[1]}
+    if [ -z "${listed[$name]:-}" ] || [ -n "${seen[$name]:-}" ]; then
+      continue
+    fi
+    seen[$name]=1
+    finished=$((finished + 1))
+    if [ $((SECONDS - last)) -ge "$every" ] && [ "$finished" -lt "${g_count[i]}" ]; then
+      echo "[bench] ${g_part[i]}: $finished of ${g_count[i]} benchmarks done (group $k of $n_groups);" \
+        "$((deadline - SECONDS)) s left before the time limit, about $(to_go "$i" $((SECONDS - group_start))) s to go"
+      last=$SECONDS
+    fi
+  done
+}
+
+if [ $quick = 1 ]; then
+  say "quick run (one size per family, scripts/bench_quick_filter.txt): $n_groups groups, $n_families families," \
+    "$n_benchmarks benchmarks, $repetitions repetitions, min time $min_time s; time limit $budget s;" \
+    "about $ref_total s of benchmarks on the H200"
+else
+  say "full run: $n_groups groups, $n_families families, $n_benchmarks benchmarks, $repetitions repetitions," \
+    "min time $min_time s (family A fixes its own); time limit $budget s; about $ref_total s of benchmarks on the H200"
+fi
+parts=()
+status=0
+k=0 families_done=0 benchmarks_done=0
+for i in "${!g_part[@]}"; do
+  part=${g_part[i]} filter=${g_filter[i]}
   parts+=("$out/bench-$part.json")
   rm -f "$out/bench-$part.json"
-  left=$((deadline - $(date +%s)))
+  left=$((deadline - SECONDS))
   if [ "$left" -le 5 ]; then
-    echo "[bench] $part: not run, the time limit ($budget s) is used up" | tee -a "$out/bench.txt"
+    say "$part: not run, the time limit ($budget s) is used up"
     status=1
     continue
   fi
-  if ! "$bench" --benchmark_list_tests=true --benchmark_filter="$filter" 2>/dev/null | grep -v '^umsync_bench on ' | grep -q .; then
-    echo "[bench] $part: not in this build (e.g. family F without NCCL)" | tee -a "$out/bench.txt"
+  if [ "${g_count[i]}" = 0 ]; then
+    say "$part: not in this build (e.g. family F without NCCL)"
     parts=("${parts[@]:0:${#parts[@]}-1}")
     continue
   fi
-  echo "[bench] $part ($left s left): --benchmark_filter='$filter'" | tee -a "$out/bench.txt"
-  timeout --signal=KILL "$left" bash "$here/with-elapsed.sh" "$bench" \
-    --benchmark_filter="$filter" --benchmark_min_time="$min_time" \
-    --benchmark_repetitions="$repetitions" --benchmark_report_aggregates_only=true \
-    --benchmark_out="$out/bench-$part.json" --benchmark_out_format=json --benchmark_counters_tabular=true \
-    2>&1 | tee -a "$out/bench.txt"
+  k=$((k + 1))
+  span=$((families_done + 1))
+  [ "${g_families[i]}" -gt 1 ] && span="ies $span-$((families_done + g_families[i]))" || span="y $span"
+  say "$part: group $k of $n_groups, famil$span of $n_families (${g_count[i]} benchmark$([ "${g_count[i]}" = 1 ] || echo s));" \
+    "$left s left before the time limit, about $(to_go "$i" 0) s to go; --benchmark_filter='$filter'"
+  args=(--benchmark_filter="$filter" --benchmark_min_time="$min_time" --benchmark_repetitions="$repetitions"
+    --benchmark_report_aggregates_only=true --benchmark_out="$out/bench-$part.json" --benchmark_out_format=json
+    --benchmark_counters_tabular=true)
+  [ $quick = 1 ] && args+=(--benchmark_context=umsync_quick=1)
+  group_start=$SECONDS
+  timeout --signal=KILL "$left" bash "$here/with-elapsed.sh" "$bench" "${args[@]}" 2>&1 | follow "$i" |
+    tee -a "$out/bench.txt"
   rc=${PIPESTATUS[0]}
+  took=$((SECONDS - group_start))
   if [ "$rc" = 137 ]; then
-    echo "[bench] $part: stopped at the time limit ($budget s)" | tee -a "$out/bench.txt"
+    say "$part: stopped at the time limit ($budget s)"
     status=1
+    continue
   elif [ "$rc" != 0 ]; then
-    echo "[bench] $part: umsync_bench exited with $rc" | tee -a "$out/bench.txt"
+    say "$part: umsync_bench exited with $rc"
     status=1
   fi
+  families_done=$((families_done + g_families[i])) benchmarks_done=$((benchmarks_done + g_count[i]))
+  ref_done=$((ref_done + g_ref[i])) took_done=$((took_done + took))
+  say "$part: done in $took s; $families_done of $n_families families, $benchmarks_done of $n_benchmarks benchmarks"
 done
+say "benchmarks: $k of $n_groups groups run in $((SECONDS - start)) s; merging the JSON, then the report"
 python3 "$here/bench_merge.py" "$out/umsync-bench.json" "${parts[@]}" 2>&1 | tee -a "$out/bench.txt"
 [ "${PIPESTATUS[0]}" = 0 ] || status=1
 rm -f "${parts[@]}"
 if [ -f "$out/umsync-bench.json" ]; then
-  plots=()
-  [ -n "${UMSYNC_BENCH_NO_PLOTS:-}" ] && plots=(--no-plots)
-  python3 "$here/bench_report.py" "$out/umsync-bench.json" --out "$out/bench-report" "${plots[@]}" 2>&1 |
+  report=()
+  [ -n "${UMSYNC_BENCH_NO_PLOTS:-}" ] && report+=(--no-plots)
+  # The context's umsync_quick marks the report too; --quick where bench_report.py knows it.
+  if [ $quick = 1 ] && python3 "$here/bench_report.py" --help 2>/dev/null | grep -q -- '--quick'; then
+    report+=(--quick)
+  fi
+  python3 "$here/bench_report.py" "$out/umsync-bench.json" --out "$out/bench-report" "${report[@]}" 2>&1 |
     tee -a "$out/bench.txt"
   [ "${PIPESTATUS[0]}" = 0 ] || status=1
+  [ $quick = 1 ] && say "quick run: one size per family, $repetitions repetitions; every size:" \
+    "cmake --workflow --preset bench"
+  say "done in $((SECONDS - start)) s: $out/umsync-bench.json, $out/bench-report/report.md"
 else
   status=1
 fi
