@@ -118,23 +118,33 @@ for group in "${groups[@]}"; do
   g_families+=("$families")
 done
 
-# Seconds of benchmarks to go, from group $1 on, $2 s into it: the reference times of what is
-# left, scaled by this run's pace over the groups done (once they add up to 10 reference
-# seconds), at most the time left before the deadline.
+# Time to go, from group $1 on, $2 s into it with $3 of its $4 benchmarks done: the rest of
+# the group at the pace its done benchmarks set (else its reference time scaled by this run's
+# pace over the groups done, once they add up to 10 reference seconds), plus the reference
+# times of the groups after it, scaled the same way. Says so when that is more than the time
+# left before the deadline: the last groups will then not run.
 ref_done=0 took_done=0
 to_go() {
-  local i=$1 into=$2 pace=100 rest=0 j current left
+  local i=$1 into=$2 done=${3:-0} total=${4:-0} pace=100 rest=0 j current left
   if [ "$ref_done" -ge 10 ]; then
     pace=$((took_done * 100 / ref_done))
     pace=$((pace < 50 ? 50 : pace > 400 ? 400 : pace))
   fi
-  current=$((g_ref[i] * pace / 100 - into))
+  if [ "$done" -gt 0 ] && [ "$total" -gt "$done" ]; then
+    current=$((into * (total - done) / done))
+  else
+    current=$((g_ref[i] * pace / 100 - into))
+  fi
   for ((j = i + 1; j < ${#g_part[@]}; j++)); do
     [ "${g_count[j]}" -gt 0 ] && rest=$((rest + g_ref[j]))
   done
   left=$((deadline - SECONDS > 0 ? deadline - SECONDS : 0))
   current=$(((current > 0 ? current : 0) + rest * pace / 100))
-  echo $((current < left ? current : left))
+  if [ "$current" -gt "$left" ]; then
+    echo "about $current s to go, more than the time left: the last groups will not run"
+  else
+    echo "about $current s to go"
+  fi
 }
 
 # Copies group $1's output through; after a benchmark's rows, at most every $every s, says how
@@ -159,7 +169,7 @@ follow() {
     finished=$((finished + 1))
     if [ $((SECONDS - last)) -ge "$every" ] && [ "$finished" -lt "${g_count[i]}" ]; then
       echo "[bench] ${g_part[i]}: $finished of ${g_count[i]} benchmarks done (group $k of $n_groups);" \
-        "$((deadline - SECONDS)) s left before the time limit, about $(to_go "$i" $((SECONDS - group_start))) s to go"
+        "$((deadline - SECONDS)) s left before the time limit, $(to_go "$i" $((SECONDS - group_start)) "$finished" "${g_count[i]}")"
       last=$SECONDS
     fi
   done
@@ -195,7 +205,7 @@ for i in "${!g_part[@]}"; do
   span=$((families_done + 1))
   [ "${g_families[i]}" -gt 1 ] && span="ies $span-$((families_done + g_families[i]))" || span="y $span"
   say "$part: group $k of $n_groups, famil$span of $n_families (${g_count[i]} benchmark$([ "${g_count[i]}" = 1 ] || echo s));" \
-    "$left s left before the time limit, about $(to_go "$i" 0) s to go; --benchmark_filter='$filter'"
+    "$left s left before the time limit, $(to_go "$i" 0); --benchmark_filter='$filter'"
   args=(--benchmark_filter="$filter" --benchmark_min_time="$min_time" --benchmark_repetitions="$repetitions"
     --benchmark_report_aggregates_only=true --benchmark_out="$out/bench-$part.json" --benchmark_out_format=json
     --benchmark_counters_tabular=true)
