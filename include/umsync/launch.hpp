@@ -51,8 +51,9 @@ template <class Param>
 }
 
 /// What the kernel receives, as its parameter `Param`, for `argument` on a stream tagged
-/// `StreamTag`. Memory counts as written when the parameter is T*, as read when it is T const*. Each rule is checked here, where the argument meets its parameter, so a
-/// mistake is reported by its rule and not by the cast in launch().
+/// `StreamTag`. Memory counts as written when the parameter is T*, as read when it is T const*.
+/// Each rule is checked here, where the argument meets its parameter, so a mistake is reported
+/// by its rule and not by the cast in launch().
 template <class StreamTag, class Param, class Argument>
 decltype(auto) kernel_argument(Argument&& argument, cudaStream_t stream, std::source_location const& where)
 {

@@ -32,11 +32,6 @@ inline void note_access(void const* address, std::size_t bytes, void const* stre
 {
   ordering_checker::instance().on_access(address, bytes, stream, kind, where);
 }
-/// The extent unknown: the rest of the tracked allocation from `key` on.
-inline void note_access(void const* key, void const* stream, access kind, std::source_location const& where)
-{
-  ordering_checker::instance().on_access(key, stream, kind, where);
-}
 /// A raw pointer a kernel receives: checked when it points into memory umsync allocated.
 inline void note_pointer_access(void const* address, void const* stream, access kind, std::source_location const& where)
 {
@@ -160,7 +155,6 @@ inline void note_event_destroyed(void const* event) noexcept
 #else
 
 inline void note_access(void const*, std::size_t, void const*, access, std::source_location const&) {}
-inline void note_access(void const*, void const*, access, std::source_location const&) {}
 inline void note_pointer_access(void const*, void const*, access, std::source_location const&) {}
 inline void note_allocated(void const*, std::size_t) noexcept {}
 inline void note_freed(void const*) noexcept {}
