@@ -5,12 +5,28 @@
 // hands memory back to the driver at every synchronization and the next allocation pays a
 // full cudaMalloc-like cost again. `memory_pool_ref` is a non-owning handle, e.g. of a
 // device's default pool.
+//
+// Both are CCCL memory resources (cuda::mr, resource.hpp) whose memory is device accessible,
+// under either CCCL's names, so a library that takes a resource (RMM, Thrust, CCCL's own
+// containers) can allocate from an umsync pool:
+//
+//   umsync::memory_pool pool;
+//   void* p = pool.allocate(stream, bytes, 256);   // CCCL 3.1+; CCCL 3.0: allocate_async(bytes, 256, stream)
+//   pool.deallocate(stream, p, bytes, 256);
+//   umsync::memory_pool_ref handle = pool;
+//   umsync::device_resource_ref ref = handle;      // cuda::mr's type-erased reference, to the handle
+//
+// CCCL 3.1's resource_ref refers to copyable resources only, so a reference is made to a
+// memory_pool_ref (which must outlive it), not to the move-only memory_pool (docs/resources.md).
 #pragma once
 
 #include <umsync/config.hpp>
 #include <umsync/detail/unique_handle.hpp>
 #include <umsync/device.hpp>
 #include <umsync/error.hpp>
+#include <umsync/memory/resource.hpp>
+
+#include <cuda/stream_ref>
 
 #include <cstddef>
 #include <cstdint>
@@ -112,9 +128,124 @@ class memory_pool_ref {
     check(cudaMemPoolSetAccess(handle_, &desc, 1), "cudaMemPoolSetAccess", where);
   }
 
+  // cuda::mr (resource.hpp): a stream-ordered resource of device-accessible memory, under both
+  // CCCL's names. The alignment must be a power of two of at most 256, the alignment of every
+  // pool allocation, else invalid_argument; out of memory is bad_alloc naming the pool. Zero
+  // bytes allocate nothing (a null pointer), and a null pointer frees nothing. A free cannot
+  // throw (CCCL 3.1's resource_ref calls it noexcept, and buffers free in destructors): its
+  // failure goes to the destructor error handler. The pool knows each allocation's size and
+  // alignment, so a free ignores both.
+
+  /// `bytes` ordered on `stream` (cudaMallocFromPoolAsync): CCCL 3.1's stream-ordered name.
+  [[nodiscard]] void* allocate(cuda::stream_ref stream, std::size_t bytes, std::size_t alignment,
+                               std::source_location where = std::source_location::current()) const
+  {
+    return allocate_on(stream.get(), bytes, alignment, where);
+  }
+  /// Frees `memory` ordered on `stream` (cudaFreeAsync): CCCL 3.1's stream-ordered name.
+  void deallocate(cuda::stream_ref stream, void* memory, std::size_t /*bytes*/, std::size_t /*alignment*/,
+                  std::source_location where = std::source_location::current()) const noexcept
+  {
+    free_on(stream.get(), memory, where);
+  }
+  /// allocate(stream, bytes, alignment) by CCCL 3.0's name.
+  [[nodiscard]] void* allocate_async(std::size_t bytes, std::size_t alignment, cuda::stream_ref stream,
+                                     std::source_location where = std::source_location::current()) const
+  {
+    return allocate_on(stream.get(), bytes, alignment, where);
+  }
+  /// deallocate(stream, memory, bytes, alignment) by CCCL 3.0's name.
+  void deallocate_async(void* memory, std::size_t /*bytes*/, std::size_t /*alignment*/, cuda::stream_ref stream,
+                        std::source_location where = std::source_location::current()) const noexcept
+  {
+    free_on(stream.get(), memory, where);
+  }
+
+  /// `bytes` usable on any stream on return: allocated on the calling thread's default stream,
+  /// which is then synchronized (as RMM's cuda_async_memory_resource does). CCCL 3.1's name.
+  [[nodiscard]] void* allocate_sync(std::size_t bytes, std::size_t alignment,
+                                    std::source_location where = std::source_location::current()) const
+  {
+    void* const memory = allocate_on(cudaStreamPerThread, bytes, alignment, where);
+    synchronize_allocation_stream(memory, where);
+    return memory;
+  }
+  /// Frees `memory`, which no queued work may still use, and returns once the pool has it back.
+  /// CCCL 3.1's name.
+  void deallocate_sync(void* memory, std::size_t /*bytes*/, std::size_t /*alignment*/,
+                       std::source_location where = std::source_location::current()) const noexcept
+  {
+    free_on(cudaStreamPerThread, memory, where);
+    detail::report_in_destructor(cudaStreamSynchronize(cudaStreamPerThread),
+                                 "cudaStreamSynchronize (memory_pool_ref::deallocate_sync)", where);
+  }
+  /// allocate_sync by CCCL 3.0's name.
+  [[nodiscard]] void* allocate(std::size_t bytes, std::size_t alignment,
+                               std::source_location where = std::source_location::current()) const
+  {
+    return allocate_sync(bytes, alignment, where);
+  }
+  /// deallocate_sync by CCCL 3.0's name.
+  void deallocate(void* memory, std::size_t bytes, std::size_t alignment,
+                  std::source_location where = std::source_location::current()) const noexcept
+  {
+    deallocate_sync(memory, bytes, alignment, where);
+  }
+
+  /// A pool's memory lives on a device: cuda::mr::device_accessible.
+  friend void get_property(memory_pool_ref const&, cuda::mr::device_accessible) noexcept {}
+
   friend constexpr bool operator==(memory_pool_ref, memory_pool_ref) noexcept = default;
 
  private:
+  void* allocate_on(cudaStream_t stream, std::size_t bytes, std::size_t alignment,
+                    std::source_location const& where) const
+  {
+    check_alignment(alignment);
+    if (bytes == 0) {
+      return nullptr;  // the runtime rejects some zero sizes; nothing to give back later either
+    }
+    void* memory = nullptr;
+    cudaError_t const status = cudaMallocFromPoolAsync(&memory, bytes, handle_, stream);
+    if (status == cudaErrorMemoryAllocation) {
+      static_cast<void>(cudaGetLastError());
+      throw bad_alloc(bytes, "umsync::memory_pool_ref (cudaMallocFromPoolAsync)", describe_state(), where);
+    }
+    check(status, "cudaMallocFromPoolAsync (memory_pool_ref::allocate)", where);
+    return memory;
+  }
+  static void free_on(cudaStream_t stream, void* memory, std::source_location const& where) noexcept
+  {
+    if (memory != nullptr) {
+      detail::report_in_destructor(cudaFreeAsync(memory, stream), "cudaFreeAsync (memory_pool_ref::deallocate)", where);
+    }
+  }
+  static void synchronize_allocation_stream(void* memory, std::source_location const& where)
+  {
+    cudaError_t const status = cudaStreamSynchronize(cudaStreamPerThread);
+    if (status != cudaSuccess) {
+      static_cast<void>(cudaFreeAsync(memory, cudaStreamPerThread));  // never handed out: give it back
+      check(status, "cudaStreamSynchronize (memory_pool_ref::allocate_sync)", where);
+    }
+  }
+  static void check_alignment(std::size_t alignment)
+  {
+    if (!detail::pool_alignment_ok(alignment)) [[unlikely]] {
+      throw invalid_argument("memory_pool_ref::allocate with alignment " + std::to_string(alignment) +
+                             ": a pool's alignment is a power of two of at most 256 (every pool allocation is "
+                             "256-aligned)");
+    }
+  }
+  /// What a bad_alloc says about the pool; never throws a CUDA failure of its own.
+  std::string describe_state() const
+  {
+    try {
+      return "pool reserved " + std::to_string(reserved_bytes()) + " B, used " + std::to_string(used_bytes()) + " B";
+    } catch (cuda_error const&) {
+      return "pool state unreadable";
+    }
+  }
+
   std::uint64_t attribute(cudaMemPoolAttr attr, char const* name,
                           std::source_location where = std::source_location::current()) const
   {
@@ -190,6 +321,67 @@ class memory_pool {
   [[nodiscard]] memory_pool_ref ref() const { return memory_pool_ref(handle_.get_or_throw("umsync::memory_pool")); }
   operator memory_pool_ref() const { return ref(); }  // NOLINT: a pool is usable where a ref is
   [[nodiscard]] cudaMemPool_t get() const { return ref().get(); }
+
+  // cuda::mr (resource.hpp), as memory_pool_ref's members. Allocating from a moved-from pool
+  // throws usage_error; freeing needs no pool (cudaFreeAsync), so it works and cannot throw.
+
+  /// `bytes` ordered on `stream`: CCCL 3.1's stream-ordered name.
+  [[nodiscard]] void* allocate(cuda::stream_ref stream, std::size_t bytes, std::size_t alignment,
+                               std::source_location where = std::source_location::current()) const
+  {
+    return ref().allocate(stream, bytes, alignment, where);
+  }
+  /// Frees `memory` ordered on `stream`: CCCL 3.1's stream-ordered name.
+  void deallocate(cuda::stream_ref stream, void* memory, std::size_t bytes, std::size_t alignment,
+                  std::source_location where = std::source_location::current()) const noexcept
+  {
+    memory_pool_ref(handle_.get()).deallocate(stream, memory, bytes, alignment, where);
+  }
+  /// allocate(stream, bytes, alignment) by CCCL 3.0's name.
+  [[nodiscard]] void* allocate_async(std::size_t bytes, std::size_t alignment, cuda::stream_ref stream,
+                                     std::source_location where = std::source_location::current()) const
+  {
+    return ref().allocate(stream, bytes, alignment, where);
+  }
+  /// deallocate(stream, memory, bytes, alignment) by CCCL 3.0's name.
+  void deallocate_async(void* memory, std::size_t bytes, std::size_t alignment, cuda::stream_ref stream,
+                        std::source_location where = std::source_location::current()) const noexcept
+  {
+    memory_pool_ref(handle_.get()).deallocate(stream, memory, bytes, alignment, where);
+  }
+  /// `bytes` usable on any stream on return (memory_pool_ref::allocate_sync). CCCL 3.1's name.
+  [[nodiscard]] void* allocate_sync(std::size_t bytes, std::size_t alignment,
+                                    std::source_location where = std::source_location::current()) const
+  {
+    return ref().allocate_sync(bytes, alignment, where);
+  }
+  /// Frees `memory`, which no queued work may still use (memory_pool_ref::deallocate_sync).
+  void deallocate_sync(void* memory, std::size_t bytes, std::size_t alignment,
+                       std::source_location where = std::source_location::current()) const noexcept
+  {
+    memory_pool_ref(handle_.get()).deallocate_sync(memory, bytes, alignment, where);
+  }
+  /// allocate_sync by CCCL 3.0's name.
+  [[nodiscard]] void* allocate(std::size_t bytes, std::size_t alignment,
+                               std::source_location where = std::source_location::current()) const
+  {
+    return ref().allocate_sync(bytes, alignment, where);
+  }
+  /// deallocate_sync by CCCL 3.0's name.
+  void deallocate(void* memory, std::size_t bytes, std::size_t alignment,
+                  std::source_location where = std::source_location::current()) const noexcept
+  {
+    memory_pool_ref(handle_.get()).deallocate_sync(memory, bytes, alignment, where);
+  }
+
+  /// A pool's memory lives on a device: cuda::mr::device_accessible.
+  friend void get_property(memory_pool const&, cuda::mr::device_accessible) noexcept {}
+
+  /// The same pool (CCCL compares resources to tell whether one may free another's memory).
+  friend bool operator==(memory_pool const& a, memory_pool const& b) noexcept
+  {
+    return a.handle_.get() == b.handle_.get();
+  }
 
  private:
   explicit memory_pool(cudaMemPool_t handle) noexcept : handle_(handle, detail::destroy_pool{.imported = true}) {}

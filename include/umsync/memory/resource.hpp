@@ -1,0 +1,180 @@
+// umsync/memory/resource.hpp: memory resources in CCCL's terms (cuda::mr), spelled for either CCCL.
+//
+//   umsync::memory_pool pool;                                    // models the concept itself
+//   my_arena arena;                                              // a user's (or RMM's) resource
+//   static_assert(umsync::stream_ordered_resource<my_arena>);
+//   umsync::async_pool_buffer<float, compute> x(n, s, arena);    // borrows `arena`, frees on s
+//   umsync::async_pool_buffer<float, compute> y(n, s, rmm::mr::get_current_device_resource_ref());
+//
+// A stream-ordered resource allocates and frees ordered on a stream, and its memory is device
+// accessible (it says so with `get_property(r, cuda::mr::device_accessible)`). CCCL spells this
+// two ways, and umsync accepts the one of the CCCL it is compiled with:
+//
+//   CCCL 3.0 (CUDA 13.0's toolkit)        CCCL 3.1 and later (RMM 26.x)
+//   allocate(bytes, alignment)            allocate_sync(bytes, alignment)
+//   deallocate(p, bytes, alignment)       deallocate_sync(p, bytes, alignment)
+//   allocate_async(bytes, alignment, s)   allocate(s, bytes, alignment)
+//   deallocate_async(p, bytes, align, s)  deallocate(s, p, bytes, alignment)
+//   async_resource_ref<device_accessible> resource_ref<device_accessible>
+//
+// `stream_ordered_resource<R>` is that test, `device_resource_ref` that reference type, and
+// `detail::allocate_from` / `detail::deallocate_to` call the stream-ordered pair by its name in
+// this CCCL. umsync's own `memory_pool` and `memory_pool_ref` carry both spellings.
+//
+// CCCL 3.0 hides cuda::mr unless LIBCUDACXX_ENABLE_EXPERIMENTAL_MEMORY_RESOURCE is defined
+// before its first header. This header defines it when absent (the umsync CMake target also
+// defines it); a translation unit that included cuda::mr's headers earlier without it would
+// have them empty, so that is refused with #error rather than failing later in CCCL.
+#pragma once
+
+#include <umsync/config.hpp>
+
+#include <cuda/version>
+
+#if CCCL_MAJOR_VERSION > 3 || (CCCL_MAJOR_VERSION == 3 && CCCL_MINOR_VERSION >= 1)
+#  define UMSYNC_DETAIL_CCCL_STREAM_ORDERED_ALLOCATE 1  // allocate(stream, bytes, alignment)
+#else
+#  define UMSYNC_DETAIL_CCCL_STREAM_ORDERED_ALLOCATE 0  // allocate_async(bytes, alignment, stream)
+#  if !defined(LIBCUDACXX_ENABLE_EXPERIMENTAL_MEMORY_RESOURCE)
+#    if defined(_CUDA__MEMORY_RESOURCE_GET_PROPERTY_H) || defined(_CUDA__MEMORY_RESOURCE_PROPERTIES_H) || \
+        defined(_CUDA__MEMORY_RESOURCE_RESOURCE_H) || defined(_CUDA__MEMORY_RESOURCE_RESOURCE_REF_H)
+#      error \
+          "umsync: CCCL 3.0's cuda::mr headers were included before umsync without LIBCUDACXX_ENABLE_EXPERIMENTAL_MEMORY_RESOURCE, so they are empty; define it for the whole build (the umsync CMake target does) or include umsync first"
+#    endif
+#    define LIBCUDACXX_ENABLE_EXPERIMENTAL_MEMORY_RESOURCE
+#  endif
+#endif
+
+#include <cuda/memory_resource>
+#include <cuda/stream_ref>
+
+#include <concepts>
+#include <cstddef>
+#include <string_view>
+#include <type_traits>
+
+UMSYNC_NAMESPACE_BEGIN
+
+#if UMSYNC_DETAIL_CCCL_STREAM_ORDERED_ALLOCATE
+/// R allocates and frees ordered on a stream, and its memory is device accessible
+/// (CCCL 3.1 and later: cuda::mr::resource_with<R, cuda::mr::device_accessible>).
+template <class R>
+concept stream_ordered_resource = cuda::mr::resource_with<R, cuda::mr::device_accessible>;
+
+/// A non-owning, type-erased stream-ordered resource whose memory is device accessible. The
+/// resource it refers to must outlive it (and everything allocated through it).
+using device_resource_ref = cuda::mr::resource_ref<cuda::mr::device_accessible>;
+#else
+/// R allocates and frees ordered on a stream, and its memory is device accessible
+/// (CCCL 3.0: cuda::mr::async_resource_with<R, cuda::mr::device_accessible>).
+template <class R>
+concept stream_ordered_resource = cuda::mr::async_resource_with<R, cuda::mr::device_accessible>;
+
+/// A non-owning, type-erased stream-ordered resource whose memory is device accessible. The
+/// resource it refers to must outlive it (and everything allocated through it).
+using device_resource_ref = cuda::mr::async_resource_ref<cuda::mr::device_accessible>;
+#endif
+
+/// The alignment of CUDA's own allocations (cudaMalloc, cudaMallocAsync): what umsync's buffers
+/// ask a resource for, and the most a memory_pool can give.
+inline constexpr std::size_t device_allocation_alignment = 256;
+
+namespace detail {
+
+#if UMSYNC_DETAIL_CCCL_STREAM_ORDERED_ALLOCATE
+/// R has the stream-ordered pair, whatever its properties (it may lack device_accessible).
+template <class R>
+concept allocates_on_streams = cuda::mr::resource<R>;
+#else
+template <class R>
+concept allocates_on_streams = cuda::mr::async_resource<R>;
+#endif
+
+/// R says its memory is device accessible.
+template <class R>
+concept device_accessible_resource = cuda::has_property<R, cuda::mr::device_accessible>;
+
+/// `bytes` with `alignment` from `resource`, ordered on `stream`, by this CCCL's name of the call.
+template <class R>
+  requires(allocates_on_streams<R> && !std::is_same_v<std::remove_cv_t<R>, device_resource_ref>)
+[[nodiscard]] void* allocate_from(R& resource, cuda::stream_ref stream, std::size_t bytes, std::size_t alignment)
+{
+#if UMSYNC_DETAIL_CCCL_STREAM_ORDERED_ALLOCATE
+  return resource.allocate(stream, bytes, alignment);
+#else
+  return resource.allocate_async(bytes, alignment, stream);
+#endif
+}
+
+/// The same through a device_resource_ref, taken by value: CCCL's references allocate through
+/// non-const members only, and a const or temporary reference still names its resource. (A
+/// template so that nothing converts to it: CCCL 3.1 rejects a move-only resource with a hard
+/// error while merely trying.)
+template <std::same_as<device_resource_ref> Ref>
+[[nodiscard]] void* allocate_from(Ref ref, cuda::stream_ref stream, std::size_t bytes, std::size_t alignment)
+{
+#if UMSYNC_DETAIL_CCCL_STREAM_ORDERED_ALLOCATE
+  return ref.allocate(stream, bytes, alignment);
+#else
+  return ref.allocate_async(bytes, alignment, stream);
+#endif
+}
+
+/// Gives `memory` (from allocate_from with the same bytes and alignment) back to `resource`,
+/// ordered on `stream`.
+template <class R>
+  requires(allocates_on_streams<R> && !std::is_same_v<std::remove_cv_t<R>, device_resource_ref>)
+void deallocate_to(R& resource, cuda::stream_ref stream, void* memory, std::size_t bytes, std::size_t alignment)
+{
+#if UMSYNC_DETAIL_CCCL_STREAM_ORDERED_ALLOCATE
+  resource.deallocate(stream, memory, bytes, alignment);
+#else
+  resource.deallocate_async(memory, bytes, alignment, stream);
+#endif
+}
+
+/// The same through a device_resource_ref, taken by value (see allocate_from).
+template <std::same_as<device_resource_ref> Ref>
+void deallocate_to(Ref ref, cuda::stream_ref stream, void* memory, std::size_t bytes, std::size_t alignment)
+{
+#if UMSYNC_DETAIL_CCCL_STREAM_ORDERED_ALLOCATE
+  ref.deallocate(stream, memory, bytes, alignment);
+#else
+  ref.deallocate_async(memory, bytes, alignment, stream);
+#endif
+}
+
+/// True for CCCL's non-owning resource references (either CCCL), which a temporary may be.
+template <class T>
+inline constexpr bool is_resource_ref = false;
+#if UMSYNC_DETAIL_CCCL_STREAM_ORDERED_ALLOCATE
+template <class... Properties>
+inline constexpr bool is_resource_ref<cuda::mr::resource_ref<Properties...>> = true;
+template <class... Properties>
+inline constexpr bool is_resource_ref<cuda::mr::synchronous_resource_ref<Properties...>> = true;
+#else
+template <cuda::mr::_AllocType Kind, class... Properties>
+inline constexpr bool is_resource_ref<cuda::mr::basic_resource_ref<Kind, Properties...>> = true;
+#endif
+
+/// R as the compiler spells it (g++ and nvcc: "... [with R = app::arena]"), for messages.
+template <class R>
+constexpr std::string_view resource_type_name() noexcept
+{
+  std::string_view const function = __PRETTY_FUNCTION__;
+  std::size_t const start = function.find("R = ");
+  std::size_t const end = function.rfind(']');
+  if (start == std::string_view::npos || end == std::string_view::npos || end < start) {
+    return "a memory resource";  // another compiler's format
+  }
+  return function.substr(start + 4, end - start - 4);
+}
+
+/// True when `alignment` is one a memory_pool honours: a power of two, at most 256.
+constexpr bool pool_alignment_ok(std::size_t alignment) noexcept
+{
+  return alignment != 0 && (alignment & (alignment - 1)) == 0 && alignment <= device_allocation_alignment;
+}
+
+}  // namespace detail
+UMSYNC_NAMESPACE_END

@@ -1,0 +1,326 @@
+// GPU tests of umsync/memory/resource.hpp, the cuda::mr members of memory_pool.hpp and
+// async_pool_buffer's resource constructors: a buffer takes its memory from a memory_pool
+// through a device_resource_ref, and from a user's resource, allocating on its stream and
+// freeing on the stream it is bound to (also after a stream_edge's transfer); a resource that
+// runs out gives umsync::bad_alloc naming it; memory is back at the end of every test.
+#include "support/gpu_test.hpp"
+
+#include <umsync/launch.hpp>
+#include <umsync/memory/async_pool_buffer.hpp>
+#include <umsync/memory/copy.hpp>
+#include <umsync/memory/memory_pool.hpp>
+#include <umsync/memory/pinned_buffer.hpp>
+#include <umsync/memory/resource.hpp>
+#include <umsync/stream.hpp>
+#include <umsync/stream_edge.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <new>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace {
+struct producer {};
+struct consumer {};
+
+__global__ void affine(std::uint32_t const* in, std::uint32_t* out, std::size_t n, std::uint32_t a, std::uint32_t b)
+{
+  for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x) {
+    out[i] = a * in[i] + b;
+  }
+}
+
+}  // namespace
+
+// Not in the anonymous namespace: nvcc warns that an internal get_property is never referenced
+// (the concepts only ask whether it can be called).
+namespace resource_test {
+
+/// A user's stream-ordered resource of device memory (cudaMallocAsync underneath), written in
+/// both CCCL spellings, that counts its calls and remembers each call's stream. `fail` makes it
+/// run out: by throwing std::bad_alloc, or by returning null.
+class counting_resource {
+ public:
+  enum class failure { none, throws, returns_null };
+
+  struct call {
+    void* memory;
+    std::size_t bytes;
+    std::size_t alignment;
+    cudaStream_t stream;
+  };
+
+  void* allocate(cuda::stream_ref stream, std::size_t bytes, std::size_t alignment)
+  {
+    if (fail == failure::throws) {
+      throw std::bad_alloc();
+    }
+    if (fail == failure::returns_null) {
+      return nullptr;
+    }
+    void* memory = nullptr;
+    UMSYNC_CUDA_CHECK(cudaMallocAsync(&memory, bytes, stream.get()));
+    allocations.push_back({memory, bytes, alignment, stream.get()});
+    return memory;
+  }
+  void deallocate(cuda::stream_ref stream, void* memory, std::size_t bytes, std::size_t alignment) noexcept
+  {
+    frees.push_back({memory, bytes, alignment, stream.get()});
+    static_cast<void>(cudaFreeAsync(memory, stream.get()));
+  }
+  void* allocate_async(std::size_t bytes, std::size_t alignment, cuda::stream_ref stream)
+  {
+    return allocate(stream, bytes, alignment);
+  }
+  void deallocate_async(void* memory, std::size_t bytes, std::size_t alignment, cuda::stream_ref stream) noexcept
+  {
+    deallocate(stream, memory, bytes, alignment);
+  }
+  // The synchronous pair, which a buffer never uses: it fails the test if called.
+  void* allocate_sync(std::size_t, std::size_t)
+  {
+    FAIL("a buffer called the synchronous allocate");
+    return nullptr;
+  }
+  void deallocate_sync(void*, std::size_t, std::size_t) { FAIL("a buffer called the synchronous deallocate"); }
+  void* allocate(std::size_t bytes, std::size_t alignment) { return allocate_sync(bytes, alignment); }
+  void deallocate(void* memory, std::size_t bytes, std::size_t alignment) { deallocate_sync(memory, bytes, alignment); }
+
+  bool operator==(counting_resource const& other) const noexcept { return this == &other; }
+  friend void get_property(counting_resource const&, cuda::mr::device_accessible) noexcept {}
+
+  failure fail = failure::none;
+  std::vector<call> allocations;
+  std::vector<call> frees;
+};
+static_assert(umsync::stream_ordered_resource<counting_resource>);
+
+}  // namespace resource_test
+
+namespace {
+using resource_test::counting_resource;
+
+/// Fresh random input through `in`, a*x+b into `out` (poisoned first), back to the host.
+template <class Tag>
+void check_affine(umsync::stream<Tag> const& s, umsync::async_pool_buffer<std::uint32_t, Tag>& in,
+                  umsync::async_pool_buffer<std::uint32_t, Tag>& out, std::mt19937_64& rng)
+{
+  std::size_t const n = in.size();
+  REQUIRE(out.size() == n);
+  std::uint32_t const a = static_cast<std::uint32_t>(rng()) | 1U;
+  std::uint32_t const b = static_cast<std::uint32_t>(rng());
+  umsync::pinned_buffer<std::uint32_t> host_in(n);
+  umsync::pinned_buffer<std::uint32_t> host_out(n);
+  for (auto& x : host_in) {
+    x = static_cast<std::uint32_t>(rng());
+  }
+  for (auto& x : host_out) {
+    x = 0xDEADBEEF;  // poison
+  }
+  UMSYNC_CUDA_CHECK(cudaMemsetAsync(out.data(), 0xA5, out.size_bytes(), s.view()));
+  umsync::copy_async(in, host_in, s);
+  umsync::launch(s, {.grid = 132, .block = 256}, affine, in, out, n, a, b);
+  umsync::copy_async(host_out, out, s);
+  s.synchronize();
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    wrong += host_out[i] != a * host_in[i] + b ? 1 : 0;
+  }
+  CHECK(wrong == 0);
+}
+
+}  // namespace
+
+TEST_CASE("a buffer from a memory_pool through a device_resource_ref: right results, memory back to the pool")
+{
+  umsync_test::memory_baseline const baseline;
+  auto rng = umsync_test::make_rng();
+  std::size_t const n = (std::size_t{1} << 18) + (rng() % 1000);
+  umsync::memory_pool pool;
+  umsync::memory_pool_ref handle = pool;  // the reference points at this handle, which outlives the buffers
+  umsync::stream<producer> const s;
+  {
+    umsync::async_pool_buffer<std::uint32_t, producer> in(n, s, umsync::device_resource_ref(handle));
+    umsync::async_pool_buffer<std::uint32_t, producer> out(n, s, umsync::device_resource_ref(handle));
+    CHECK(in.stream().get() == s.get());
+    s.synchronize();
+    CHECK(handle.used_bytes() >= 2 * n * sizeof(std::uint32_t));
+    CHECK(reinterpret_cast<std::uintptr_t>(in.data()) % umsync::device_allocation_alignment == 0);
+    check_affine(s, in, out, rng);
+  }
+  s.synchronize();
+  CHECK(handle.used_bytes() == 0);
+}
+
+TEST_CASE("a buffer from a user's resource allocates and frees on its stream, with 256-byte alignment")
+{
+  umsync_test::memory_baseline const baseline;
+  auto rng = umsync_test::make_rng();
+  std::size_t const n = (std::size_t{1} << 16) + (rng() % 1000);
+  counting_resource resource;
+  umsync::stream<producer> const s;
+  {
+    umsync::async_pool_buffer<std::uint32_t, producer> in(n, s, resource);
+    umsync::async_pool_buffer<std::uint32_t, producer> out(n, s, resource);
+    REQUIRE(resource.allocations.size() == 2);
+    for (auto const& allocation : resource.allocations) {
+      CHECK(allocation.stream == s.get());
+      CHECK(allocation.bytes == n * sizeof(std::uint32_t));
+      CHECK(allocation.alignment == umsync::device_allocation_alignment);
+    }
+    CHECK(resource.allocations[0].memory == in.data());
+    CHECK(resource.frees.empty());
+    check_affine(s, in, out, rng);
+  }
+  REQUIRE(resource.frees.size() == 2);
+  for (auto const& free : resource.frees) {
+    CHECK(free.stream == s.get());
+    CHECK(free.bytes == n * sizeof(std::uint32_t));
+    CHECK(free.alignment == umsync::device_allocation_alignment);
+  }
+  s.synchronize();
+}
+
+TEST_CASE("after a stream_edge's transfer, the buffer frees to its resource on the new stream")
+{
+  umsync_test::memory_baseline const baseline;
+  auto rng = umsync_test::make_rng();
+  std::size_t const n = 4096 + (rng() % 1000);
+  counting_resource resource;
+  umsync::stream<producer> const ps;
+  umsync::stream<consumer> const cs;
+  std::vector<std::uint32_t> host(n);
+  for (auto& x : host) {
+    x = static_cast<std::uint32_t>(rng());
+  }
+  std::vector<std::uint32_t> back(n, 0xDEADBEEF);  // poison
+  {
+    umsync::async_pool_buffer<std::uint32_t, producer> on_producer(n, ps, resource);
+    umsync::copy_sync_pageable(on_producer, host, ps);
+    umsync::stream_dependency edge(ps, cs);
+    umsync::async_pool_buffer<std::uint32_t, consumer> on_consumer = edge.transfer(std::move(on_producer));
+    CHECK(on_consumer.stream().get() == cs.get());
+    // The moved-from source frees nothing.
+    CHECK(resource.frees.empty());
+    umsync::copy_sync_pageable(back, on_consumer, cs);
+  }
+  CHECK(back == host);
+  REQUIRE(resource.allocations.size() == 1);
+  REQUIRE(resource.frees.size() == 1);
+  CHECK(resource.allocations[0].stream == ps.get());
+  CHECK(resource.frees[0].stream == cs.get());
+  CHECK(resource.frees[0].memory == resource.allocations[0].memory);
+  cs.synchronize();
+}
+
+TEST_CASE("a temporary device_resource_ref is kept by the buffer; zero elements ask the resource for nothing")
+{
+  umsync_test::memory_baseline const baseline;
+  counting_resource resource;
+  umsync::stream<> const s;
+  {
+    umsync::async_pool_buffer<float> x(1000, s, umsync::device_resource_ref(resource));
+    umsync::async_pool_buffer<float> none(0, s, resource);
+    CHECK(none.empty());
+    CHECK(none.data() == nullptr);
+    CHECK(resource.allocations.size() == 1);
+    UMSYNC_CUDA_CHECK(cudaMemsetAsync(x.data(), 0, x.size_bytes(), s.view()));
+  }
+  CHECK(resource.frees.size() == 1);
+  s.synchronize();
+}
+
+TEST_CASE("a resource that runs out gives umsync::bad_alloc naming it and the caller's line")
+{
+  umsync_test::memory_baseline const baseline;
+  umsync::stream<> const s;
+  counting_resource resource;
+  for (auto const failure : {counting_resource::failure::throws, counting_resource::failure::returns_null}) {
+    resource.fail = failure;
+    try {
+      umsync::async_pool_buffer<float> x(1000, s, resource);
+      FAIL("the allocation should have failed");
+    } catch (umsync::bad_alloc const& exhausted) {
+      std::string const what = exhausted.what();
+      CHECK(what.find("counting_resource") != std::string::npos);
+      CHECK(what.find("4000 bytes") != std::string::npos);
+      CHECK(what.find("resource_test.cu") != std::string::npos);
+      CHECK(exhausted.requested_bytes() == 4000);
+    }
+  }
+  CHECK(resource.frees.empty());
+
+  // A memory_pool with a cap, through a device_resource_ref: still bad_alloc, naming the pool.
+  umsync::memory_pool capped({.max_bytes = std::size_t{2} << 20});
+  umsync::memory_pool_ref handle = capped;
+  try {
+    umsync::async_pool_buffer<std::byte> x(std::size_t{64} << 20, s, umsync::device_resource_ref(handle));
+    FAIL("the allocation should have failed");
+  } catch (umsync::bad_alloc const& exhausted) {
+    std::string const what = exhausted.what();
+    CHECK(what.find("device_resource_ref") != std::string::npos);
+    CHECK(what.find("memory_pool_ref") != std::string::npos);
+    CHECK(what.rfind("umsync: ", 0) == 0);
+    CHECK(what.find("umsync: ", 1) == std::string::npos);  // one prefix, though the pool's message is inside
+  } catch (std::bad_alloc const&) {
+    FAIL("std::bad_alloc that is not umsync::bad_alloc");
+  }
+}
+
+TEST_CASE("memory_pool's cuda::mr members: stream-ordered and synchronous, under both CCCL names")
+{
+  umsync_test::memory_baseline const baseline;
+  umsync::memory_pool pool;
+  umsync::memory_pool_ref const handle = pool;
+  umsync::stream<> const s;
+  std::size_t const bytes = std::size_t{1} << 20;
+
+  void* a = pool.allocate(s, bytes, 256);
+  void* b = pool.allocate_async(bytes, 64, s);
+  CHECK(reinterpret_cast<std::uintptr_t>(a) % 256 == 0);
+  UMSYNC_CUDA_CHECK(cudaMemsetAsync(a, 1, bytes, s.view()));
+  UMSYNC_CUDA_CHECK(cudaMemsetAsync(b, 2, bytes, s.view()));
+  pool.deallocate(s, a, bytes, 256);
+  pool.deallocate_async(b, bytes, 64, s);
+  s.synchronize();
+  CHECK(handle.used_bytes() == 0);
+
+  void* c = pool.allocate_sync(bytes, 256);  // usable at once on any stream
+  CHECK(handle.used_bytes() >= bytes);
+  UMSYNC_CUDA_CHECK(cudaMemsetAsync(c, 3, bytes, s.view()));
+  s.synchronize();
+  pool.deallocate_sync(c, bytes, 256);
+  CHECK(handle.used_bytes() == 0);
+
+  void* d = handle.allocate(bytes, 128);  // CCCL 3.0's synchronous name
+  handle.deallocate(d, bytes, 128);
+  CHECK(handle.used_bytes() == 0);
+
+  // Out of memory: bad_alloc naming the pool and what it holds.
+  umsync::memory_pool capped({.max_bytes = std::size_t{2} << 20});
+  try {
+    static_cast<void>(capped.allocate(s, std::size_t{64} << 20, 256));
+    FAIL("the allocation should have failed");
+  } catch (umsync::bad_alloc const& exhausted) {
+    std::string const what = exhausted.what();
+    CHECK(what.find("memory_pool_ref") != std::string::npos);
+    CHECK(what.find("pool reserved") != std::string::npos);
+  }
+}
+
+TEST_CASE("detail::allocate_from and deallocate_to reach a resource by this CCCL's names")
+{
+  umsync_test::memory_baseline const baseline;
+  counting_resource resource;
+  umsync::device_resource_ref ref = resource;
+  umsync::stream<> const s;
+  void* memory = umsync::detail::allocate_from(ref, s, 4096, 256);
+  REQUIRE(memory != nullptr);
+  umsync::detail::deallocate_to(ref, s, memory, 4096, 256);
+  REQUIRE(resource.allocations.size() == 1);
+  REQUIRE(resource.frees.size() == 1);
+  CHECK(resource.frees[0].stream == s.get());
+  s.synchronize();
+}
