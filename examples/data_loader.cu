@@ -34,9 +34,9 @@
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
 #include <exception>
 #include <random>
 #include <utility>
@@ -163,7 +163,8 @@ int main()
     }
     std::array<umsync::event, ring_slots> slot_copied;  // the copy that last read the slot is done
     auto const fill_slot = [&](std::size_t slot, std::size_t batch) {
-      std::memcpy(ring[slot].data(), dataset.data() + batch * batch_elements, batch_elements * sizeof(u32));
+      std::copy_n(dataset.begin() + static_cast<std::ptrdiff_t>(batch * batch_elements), batch_elements,
+                  ring[slot].begin());
     };
 
     umsync::async_pool_buffer<u64, compute> sums(2 * batches, compute_s, pool);

@@ -8,7 +8,9 @@
 
 #include <umsync/device.hpp>
 #include <umsync/launch.hpp>
+#include <umsync/library_call.hpp>
 #include <umsync/memory/async_pool_buffer.hpp>
+#include <umsync/memory/copy.hpp>
 #include <umsync/memory/memory_pool.hpp>
 #include <umsync/nccl.hpp>
 #include <umsync/stream.hpp>
@@ -85,7 +87,10 @@ void zero_params(std::vector<std::unique_ptr<rank_state>>& ranks)
   for (auto& rank : ranks) {
     on_device(rank->device);
     for (auto& p : rank->params) {
-      UMSYNC_CUDA_CHECK(cudaMemsetAsync(p.data(), 0, p.size_bytes(), rank->cs.get()));
+      UMSYNC_CUDA_CHECK(umsync::library_call(
+          rank->cs,
+          [](cudaStream_t raw, float* memory, std::size_t bytes) { return cudaMemsetAsync(memory, 0, bytes, raw); }, p,
+          p.size_bytes()));
     }
   }
 }
@@ -173,8 +178,7 @@ std::size_t count_wrong(std::vector<std::unique_ptr<rank_state>>& ranks)
   for (auto& rank : ranks) {
     on_device(rank->device);
     for (std::uint32_t b = 0; b < bucket_count; ++b) {
-      UMSYNC_CUDA_CHECK(cudaMemcpy(host.data(), rank->params[b].data(), rank->params[b].size_bytes(),
-                                   cudaMemcpyDeviceToHost));
+      umsync::copy_sync_pageable(host, rank->params[b], rank->cs);
       for (std::size_t i = 0; i < bucket_elements; ++i) {
         float want = 0.0F;
         for (std::uint32_t s = 0; s < steps; ++s) {

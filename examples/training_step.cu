@@ -1,7 +1,7 @@
 // A training step over managed memory: forward, backward and optimizer phases of one linear
-// layer with ReLU and a mean-squared-error loss, the GEMMs done by cuBLAS (cublasSgemm), each
-// phase advised and prefetched by a umsync::phase_advisor from one declared plan, then the work
-// of each phase captured into a CUDA graph and replayed.
+// layer with ReLU and a mean-squared-error loss, the GEMMs done by cuBLAS (cublasSgemm, through
+// umsync::library_call), each phase advised and prefetched by a umsync::phase_advisor from one
+// declared plan, then the work of each phase captured into a CUDA graph and replayed.
 //
 //   forward:    Z = W X (GEMM), A = relu(Z)
 //   backward:   dZ = 2 (A - Y) / (O B) where Z > 0, else 0;   G = dZ X^T (GEMM)
@@ -13,10 +13,12 @@
 // test/compile_fail/phase_entry_on_capturing_stream.cu). So the step stays three phase entries
 // on the stream, and each phase's kernels and GEMMs become one graph, captured once inside that
 // phase's scope (whose views are const where the phase only reads) and launched inside it at
-// every step. cuBLAS is captured with its stream set (cublasSetStream) and a workspace of our own
-// (cublasSetWorkspace, after cublasSetStream, which resets it): otherwise cuBLAS may allocate its
-// workspace inside the capture, and umsync's capture_scope::end() refuses a graph whose
-// allocations outlive it.
+// every step. The GEMMs go through umsync::library_call, which checks each buffer against the
+// stream's tag as a launch does and hands the callable the raw stream (the captured one during a
+// capture): inside it the handle gets that stream (cublasSetStream) and then a workspace of our
+// own (cublasSetWorkspace, after cublasSetStream, which resets it): otherwise cuBLAS may
+// allocate its workspace inside the capture, and umsync's capture_scope::end() refuses a graph
+// whose allocations outlive it.
 //
 // Runs `steps` steps from the same random weights three ways: on the stream, as graph replays,
 // and on the host in double precision; checks both GPU results against the host (float GEMM
@@ -24,6 +26,7 @@
 // every check passes.
 #include "support/example_main.hpp"
 
+#include <umsync/library_call.hpp>
 #include <umsync/umsync.hpp>
 
 #include <cublas_v2.h>
@@ -110,31 +113,67 @@ __global__ void sgd(float* w, float const* grad, float lr, std::size_t n)
   }
 }
 
+// cuBLAS with our own workspace, so that captured GEMMs allocate nothing (32 MiB: cuBLAS's
+// recommendation for Hopper).
+struct blas_context {
+  cublasHandle_t handle;
+  umsync::async_pool_buffer<std::byte, compute>& workspace;
+};
+
+// Points the handle at the stream a library_call gives (`raw`: the stream itself, or the same
+// stream while it is captured) and then at our workspace, which cublasSetStream resets to
+// cuBLAS's own. Called inside each call: a handle keeps the last stream it was given.
+cublasStatus_t use_stream(cublasHandle_t blas, cudaStream_t raw, std::byte* workspace, std::size_t bytes)
+{
+  cublasStatus_t const status = cublasSetStream(blas, raw);
+  return status != CUBLAS_STATUS_SUCCESS ? status : cublasSetWorkspace(blas, workspace, bytes);
+}
+
 // Each phase's work, on `s` (a plain stream, or a capturing_stream while a graph is captured).
+// The GEMMs go through umsync::library_call: each buffer is checked against the stream's tag and
+// noted as read (float const*) or written (float*) for UMSYNC_DEBUG's ordering checker.
 template <class Scope, umsync::stream_handle Stream>
-void forward_work(Scope const& scope, Stream const& s, cublasHandle_t blas)
+void forward_work(Scope const& scope, Stream const& s, blas_context const& blas)
 {
   auto const w = scope.template view<weights>();  // const: the phase only reads W
   auto const io = scope.template view<inputs>();
   auto const act = scope.template view<activations>();
-  float const one = 1.0F;
-  float const zero = 0.0F;
-  TRAINING_CUBLAS_CHECK(cublasSgemm(blas, CUBLAS_OP_N, CUBLAS_OP_N, dim_out, batch, dim_in, &one, w.data(), dim_out,
-                                    io.data(), dim_in, &zero, act.data(), dim_out));
+  check_cublas(umsync::library_call(
+                   s,
+                   [&](cudaStream_t raw, std::byte* workspace, float const* w_in, float const* x, float* z) {
+                     cublasStatus_t const status = use_stream(blas.handle, raw, workspace, blas.workspace.size_bytes());
+                     float const one = 1.0F;
+                     float const zero = 0.0F;
+                     return status != CUBLAS_STATUS_SUCCESS
+                                ? status
+                                : cublasSgemm(blas.handle, CUBLAS_OP_N, CUBLAS_OP_N, dim_out, batch, dim_in, &one, w_in,
+                                              dim_out, x, dim_in, &zero, z, dim_out);
+                   },
+                   blas.workspace, w, io.first(x_size), act.first(y_size)),
+               "cublasSgemm (forward: Z = W X)");
   umsync::launch(s, elementwise, relu, act, y_size);
 }
 
 template <class Scope, umsync::stream_handle Stream>
-void backward_work(Scope const& scope, Stream const& s, cublasHandle_t blas)
+void backward_work(Scope const& scope, Stream const& s, blas_context const& blas)
 {
   auto const io = scope.template view<inputs>();
   auto const act = scope.template view<activations>();  // const here: backward only reads them
   auto const grad = scope.template view<grads>();
   umsync::launch(s, elementwise, loss_gradient, io, act, grad, y_size);
-  float const one = 1.0F;
-  float const zero = 0.0F;
-  TRAINING_CUBLAS_CHECK(cublasSgemm(blas, CUBLAS_OP_N, CUBLAS_OP_T, dim_out, dim_in, batch, &one, grad.data() + w_size,
-                                    dim_out, io.data(), dim_in, &zero, grad.data(), dim_out));
+  check_cublas(umsync::library_call(
+                   s,
+                   [&](cudaStream_t raw, std::byte* workspace, float const* dz, float const* x, float* g) {
+                     cublasStatus_t const status = use_stream(blas.handle, raw, workspace, blas.workspace.size_bytes());
+                     float const one = 1.0F;
+                     float const zero = 0.0F;
+                     return status != CUBLAS_STATUS_SUCCESS
+                                ? status
+                                : cublasSgemm(blas.handle, CUBLAS_OP_N, CUBLAS_OP_T, dim_out, dim_in, batch, &one, dz,
+                                              dim_out, x, dim_in, &zero, g, dim_out);
+                   },
+                   blas.workspace, grad.subspan(w_size), io.first(x_size), grad.first(w_size)),
+               "cublasSgemm (backward: G = dZ X^T)");
 }
 
 template <class Scope, umsync::stream_handle Stream>
@@ -238,18 +277,15 @@ int main()
                                                         umsync::bind_buffer<grads>(grad));
     std::printf("training_step: %s", advisor.describe().c_str());
 
-    cublasHandle_t blas = nullptr;
-    TRAINING_CUBLAS_CHECK(cublasCreate(&blas));
+    cublasHandle_t handle = nullptr;
+    TRAINING_CUBLAS_CHECK(cublasCreate(&handle));
     struct blas_guard {
       cublasHandle_t handle;
       ~blas_guard() { static_cast<void>(cublasDestroy(handle)); }
-    } const guard{blas};
-    // A workspace of our own, so that captured GEMMs allocate nothing (32 MiB: cuBLAS's
-    // recommendation for Hopper). Set after cublasSetStream, which resets it.
+    } const guard{handle};
+    TRAINING_CUBLAS_CHECK(cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH));  // full FP32, no TF32
     umsync::async_pool_buffer<std::byte, compute> workspace(std::size_t{32} << 20U, s);
-    TRAINING_CUBLAS_CHECK(cublasSetStream(blas, s.get()));
-    TRAINING_CUBLAS_CHECK(cublasSetWorkspace(blas, workspace.data(), workspace.size_bytes()));
-    TRAINING_CUBLAS_CHECK(cublasSetMathMode(blas, CUBLAS_DEFAULT_MATH));  // full FP32, no TF32
+    blas_context const blas{handle, workspace};
 
     auto const read_weights = [&] {
       auto scope = advisor.enter<checkpoint>(s);

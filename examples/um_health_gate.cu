@@ -24,6 +24,7 @@
 #include <cstdio>
 #include <exception>
 #include <random>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -98,7 +99,7 @@ void initialize(std::vector<u32> const& initial, umsync::managed_buffer<u32>& w,
 }
 
 /// The checkpoint: the host reads every weight; returns how many are wrong.
-std::size_t checkpoint_errors(std::vector<u32> const& initial, u32 const* w)
+std::size_t checkpoint_errors(std::vector<u32> const& initial, std::span<u32 const> w)
 {
   std::size_t wrong = 0;
   for (std::size_t i = 0; i < words; ++i) {
@@ -125,7 +126,7 @@ step_result fault_driven_step(std::vector<u32> const& initial)
     umsync::launch(s, grid, backward_kernel, std::as_const(w).span(), std::as_const(act).span(), g.span(), words);
     umsync::launch(s, grid, optimizer_kernel, w.span(), std::as_const(g).span(), words);
     s.synchronize();
-    result.wrong = checkpoint_errors(initial, w.data());
+    result.wrong = checkpoint_errors(initial, w);
   });
   return result;
 }
@@ -167,7 +168,7 @@ step_result advised_step(std::vector<u32> const& initial)
   measured("checkpoint", [&] {
     auto scope = advisor.enter<checkpoint>(s);
     s.synchronize();  // the prefetch to the host has landed before the host reads
-    result.wrong = checkpoint_errors(initial, scope.view<weights>().data());
+    result.wrong = checkpoint_errors(initial, scope.view<weights>());
   });
   return result;
 }
