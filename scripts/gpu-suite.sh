@@ -60,6 +60,14 @@ step() {  # step NAME LOGFILE COMMAND...: runs under the step time limit, logs, 
 gpu_state=$(nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,memory.used,memory.total --format=csv 2>&1)
 echo "$gpu_state" | tee "$out/build.log"
 
+# RMM (umsync::rmm, docs/rmm.md): the wheels scripts/stage-device-deps.sh put in .deps/wheels,
+# installed without a network; without them the RMM tests are skipped (build.log says why).
+if [ -d .deps/wheels ] && ! python3 -c "import librmm, rapids_logger" >/dev/null 2>&1; then
+  PIP_BREAK_SYSTEM_PACKAGES=1 python3 -m pip install -q --no-index --find-links .deps/wheels \
+    "librmm-cu13==26.10.*" rapids-logger >>"$out/build.log" 2>&1 ||
+    echo "gpu-suite: the RMM wheels in .deps/wheels did not install (see build.log)" | tee -a "$out/build.log"
+fi
+
 if want tests || want bench; then
   step configure "$out/build.log" cmake -S . -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_CUDA_ARCHITECTURES=90 -DUMSYNC_BUILD_TESTS=ON -DUMSYNC_BUILD_BENCHMARKS=ON -DUMSYNC_BUILD_EXAMPLES=ON
@@ -67,7 +75,9 @@ fi
 if want tests; then
   step build "$out/build.log" cmake --build "$build" -j "$jobs"
 elif want bench; then
-  step build "$out/build.log" cmake --build "$build" -j "$jobs" --target umsync_bench
+  bench_targets=(umsync_bench)
+  [ -d "$build/bench/CMakeFiles/umsync_rmm_bench.dir" ] && bench_targets+=(umsync_rmm_bench)  # RMM found
+  step build "$out/build.log" cmake --build "$build" -j "$jobs" --target "${bench_targets[@]}"
 fi
 
 export UMSYNC_REQUIRE_GPU=1
@@ -81,6 +91,7 @@ examples=("$build"/examples/umsync_example_*)
 # into the process, so the telemetry tests and the health-gate example run without a tool.
 test_targets=("$build/test/umsync_gpu_tests" "$build/test/umsync_gpu_debug_tests")
 [ -x "$build/test/umsync_nccl_tests" ] && test_targets+=("$build/test/umsync_nccl_tests")
+[ -x "$build/test/rmm/umsync_rmm_tests" ] && test_targets+=("$build/test/rmm/umsync_rmm_tests")
 for tool in memcheck racecheck synccheck initcheck; do
   sanitize_targets=("${test_targets[@]}")
   if [ "$tool" = memcheck ]; then

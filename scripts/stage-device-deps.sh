@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Copies doctest and Google Benchmark from this machine's Debian packages into .deps/ (git
-# ignores it), laid out as under /usr, so the lent GPU machine, which has no package
-# registry, can build the tests and benchmarks: pass `carry: [".deps"]` to the device run.
+# ignores it), laid out as under /usr, and RMM's pip wheels (librmm-cu13, rapids-logger) into
+# .deps/wheels, so the lent GPU machine, which has no package registry, can build the tests and
+# benchmarks (scripts/gpu-suite.sh installs the wheels there): pass `carry: [".deps"]` to the
+# device run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 for package in doctest-dev libbenchmark-dev; do
@@ -17,4 +19,6 @@ for package in doctest-dev libbenchmark-dev libbenchmark1debian; do
     fi
   done
 done
+# RMM (umsync::rmm, docs/rmm.md): the wheels only, installed on the GPU machine with pip --no-index.
+python3 -m pip download -q -d .deps/wheels "librmm-cu13==26.10.*" rapids-logger
 du -sh .deps

@@ -1,0 +1,111 @@
+// Host tests of umsync with RMM (umsync::rmm): what holds without a device, compiled by the host
+// compiler with RMM's CCCL first on the include path (cmake/umsync-rmm.cmake).
+//
+// - The types meet: umsync's memory_pool and memory_pool_ref are stream-ordered, device-accessible
+//   resources in RMM's CCCL, and an rmm::device_async_resource_ref and the owning
+//   cuda::mr::any_resource that RMM's containers take can be made from a memory_pool_ref; RMM's resources are
+//   umsync::stream_ordered_resource, and umsync's buffers take them; umsync::device_resource_ref is
+//   rmm::device_async_resource_ref.
+// - A reference made from a pool handle allocates nothing when made, compares by the pool it names,
+//   and its zero-byte allocation goes through RMM's type erasure to umsync's pool without a CUDA
+//   call (a null pointer, as for every umsync allocation of zero bytes).
+#include <doctest/doctest.h>
+#include <umsync/memory/async_pool_buffer.hpp>
+#include <umsync/memory/memory_pool.hpp>
+#include <umsync/memory/resource.hpp>
+#include <umsync/stream_view.hpp>
+
+#include <rmm/mr/cuda_async_memory_resource.hpp>
+#include <rmm/mr/cuda_memory_resource.hpp>
+#include <rmm/mr/pool_memory_resource.hpp>
+#include <rmm/mr/statistics_resource_adaptor.hpp>
+#include <rmm/resource_ref.hpp>
+
+#include <cuda/memory_resource>
+#include <cuda/version>
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+namespace {
+struct compute {};
+
+// RMM 26.x speaks CCCL 3.5's cuda::mr; a toolkit CCCL ahead on the include path would fail here
+// rather than in RMM's headers.
+static_assert(CCCL_MAJOR_VERSION > 3 || (CCCL_MAJOR_VERSION == 3 && CCCL_MINOR_VERSION >= 5),
+              "umsync: RMM's CCCL (3.5 or later) must come before the CUDA toolkit's on the include path");
+
+// One reference type across both libraries.
+static_assert(std::is_same_v<umsync::device_resource_ref, rmm::device_async_resource_ref>);
+
+// umsync's pools in RMM's terms.
+static_assert(umsync::stream_ordered_resource<umsync::memory_pool>);
+static_assert(umsync::stream_ordered_resource<umsync::memory_pool_ref>);
+static_assert(cuda::mr::resource_with<umsync::memory_pool_ref, cuda::mr::device_accessible>);
+// CCCL 3.5's resource_ref requires a copyable resource (its interface can make an any_resource),
+// and memory_pool owns its pool (move-only): RMM refers to a pool through its memory_pool_ref.
+// (Asking is_constructible about memory_pool& is a hard error inside CCCL, not false.)
+static_assert(std::is_constructible_v<rmm::device_async_resource_ref, umsync::memory_pool_ref&>);
+// What rmm::device_buffer and rmm::device_uvector take: an owning any_resource, made from a copy
+// of the (non-owning) pool handle or from a reference.
+static_assert(std::is_constructible_v<cuda::mr::any_resource<cuda::mr::device_accessible>, umsync::memory_pool_ref>);
+static_assert(
+    std::is_constructible_v<cuda::mr::any_resource<cuda::mr::device_accessible>, rmm::device_async_resource_ref>);
+
+// RMM's resources in umsync's terms.
+static_assert(umsync::stream_ordered_resource<rmm::mr::cuda_memory_resource>);
+static_assert(umsync::stream_ordered_resource<rmm::mr::cuda_async_memory_resource>);
+static_assert(umsync::stream_ordered_resource<rmm::mr::pool_memory_resource>);
+static_assert(umsync::stream_ordered_resource<rmm::mr::statistics_resource_adaptor>);
+static_assert(umsync::stream_ordered_resource<rmm::device_async_resource_ref>);
+
+// umsync's buffers take them: a resource lvalue (borrowed), or a reference by value.
+using buffer = umsync::async_pool_buffer<float, compute>;
+static_assert(
+    std::is_constructible_v<buffer, std::size_t, umsync::stream_view<compute>, rmm::mr::cuda_async_memory_resource&>);
+static_assert(
+    std::is_constructible_v<buffer, std::size_t, umsync::stream_view<compute>, rmm::mr::pool_memory_resource&>);
+static_assert(
+    std::is_constructible_v<buffer, std::size_t, umsync::stream_view<compute>, rmm::mr::statistics_resource_adaptor&>);
+static_assert(
+    std::is_constructible_v<buffer, std::size_t, umsync::stream_view<compute>, rmm::device_async_resource_ref>);
+
+// A pool handle that is never used with CUDA: the refs below only carry it.
+cudaMemPool_t fake_pool(std::uintptr_t n) { return reinterpret_cast<cudaMemPool_t>(n * 4096); }  // NOLINT
+}  // namespace
+
+TEST_CASE("an rmm::device_async_resource_ref to umsync's pool handle compares by the pool it names")
+{
+  // Non-const: a cuda::mr::resource_ref refers to a mutable resource.
+  umsync::memory_pool_ref first{fake_pool(1)};
+  umsync::memory_pool_ref same{fake_pool(1)};
+  umsync::memory_pool_ref other{fake_pool(2)};
+  rmm::device_async_resource_ref const a{first};
+  rmm::device_async_resource_ref const b{same};
+  rmm::device_async_resource_ref const c{other};
+  CHECK(a == b);
+  CHECK_FALSE(a == c);
+  // umsync's own reference type is RMM's: the same comparison through it.
+  umsync::device_resource_ref const d{first};
+  CHECK(d == a);
+}
+
+TEST_CASE("zero bytes through an rmm::device_async_resource_ref to umsync's pool: a null pointer, no CUDA call")
+{
+  umsync::memory_pool_ref pool{fake_pool(3)};
+  rmm::device_async_resource_ref ref{pool};
+  // A stream handle that is never used either: zero bytes never reach CUDA.
+  cuda::stream_ref const stream{reinterpret_cast<cudaStream_t>(std::uintptr_t{8192})};  // NOLINT
+  void* const memory = ref.allocate(stream, 0, 256);
+  CHECK(memory == nullptr);
+  ref.deallocate(stream, memory, 0, 256);
+}
+
+TEST_CASE("RMM's cuda_memory_resource behind umsync::device_resource_ref, made without a device")
+{
+  rmm::mr::cuda_memory_resource resource;
+  umsync::device_resource_ref const ref{resource};
+  CHECK(ref == rmm::device_async_resource_ref{resource});
+  CHECK(cuda::has_property<umsync::device_resource_ref, cuda::mr::device_accessible>);
+}
