@@ -5,19 +5,68 @@
 // queued start event, work and stop event before the device reaches them: the launch cost
 // stays out of the measured region. Cold samples flush L2 first by writing a buffer twice
 // its size.
+//
+// With UMSYNC_NVTX each family is an NVTX range, "umsync bench graph" for bench/graph_bench.cu,
+// from its first timed work (time_on_device, time_on_host, side_by_side) to the next family's
+// or the end of the run; umsync's own ranges nest inside it (docs/nvtx.md).
 #pragma once
 
 #include <benchmark/benchmark.h>
+#include <umsync/detail/nvtx.hpp>
 #include <umsync/device.hpp>
 #include <umsync/error.hpp>
 
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <string>
+#include <string_view>
 
 namespace umsync_bench {
 
 namespace detail {
+
+#if defined(UMSYNC_NVTX)
+/// The benchmark family's NVTX range: one open at a time on the benchmark thread, "umsync
+/// bench <family>" for bench/<family>_bench.cu.
+class family_ranges {
+ public:
+  family_ranges() = default;
+  family_ranges(family_ranges const&) = delete;
+  family_ranges& operator=(family_ranges const&) = delete;
+  ~family_ranges() { close(); }
+
+  void enter(std::string_view source_file)
+  {
+    std::string_view family = source_file.substr(source_file.find_last_of('/') + 1);
+    family = family.substr(0, family.rfind("_bench"));
+    if (open_ && family == family_) {
+      return;
+    }
+    close();
+    family_ = family;
+    name_ = "umsync bench " + family_;
+    umsync::detail::nvtx_push(name_.c_str());
+    open_ = true;
+  }
+
+ private:
+  void close()
+  {
+    if (open_) {
+      umsync::detail::nvtx_pop();
+      open_ = false;
+    }
+  }
+
+  std::string family_;
+  std::string name_;
+  bool open_ = false;
+};
+
+inline family_ranges families;
+#endif
+
 namespace {  // internal linkage: every benchmark file gets its own copy of the kernel
 __global__ void hold_device(std::uint64_t nanoseconds)
 {
@@ -27,6 +76,16 @@ __global__ void hold_device(std::uint64_t nanoseconds)
   while (now - start < nanoseconds) {
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
   }
+}
+
+/// Opens this file's family range. The callers are templates instantiated with each file's own
+/// lambdas, so __BASE_FILE__ names the family that runs (a plain inline function would keep one
+/// file's copy for all).
+inline void enter_family()
+{
+#if defined(UMSYNC_NVTX)
+  families.enter(__BASE_FILE__);
+#endif
 }
 }  // namespace
 }  // namespace detail
@@ -61,6 +120,7 @@ double time_on_device(cudaStream_t stream, Work&& work)
 {
   cudaEvent_t start = nullptr;
   cudaEvent_t stop = nullptr;
+  detail::enter_family();
   UMSYNC_CUDA_CHECK(cudaEventCreate(&start));
   UMSYNC_CUDA_CHECK(cudaEventCreate(&stop));
   block_stream(stream);
@@ -79,6 +139,7 @@ double time_on_device(cudaStream_t stream, Work&& work)
 template <class Work>
 double time_on_host(Work&& work)
 {
+  detail::enter_family();
   auto const t0 = std::chrono::steady_clock::now();
   work();
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -94,6 +155,7 @@ class side_by_side {
   template <class Raw, class Wrapped>
   void iteration(Raw&& raw, Wrapped&& wrapped)
   {
+    detail::enter_family();
     double raw_seconds = 0;
     double wrapped_seconds = 0;
     if ((iterations_++ & 1U) == 0) {

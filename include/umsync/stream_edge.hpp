@@ -22,10 +22,14 @@
 // returns the buffer rebound to the destination (where it will also be freed). Dropping the
 // result would free the buffer at once, so it is [[nodiscard]]; umsync's own builds turn that
 // warning into an error (nvcc --diag-error 3000,3001) and so should yours.
+//
+// With UMSYNC_NVTX each call is an NVTX range named from the tags: "umsync transfer loader ->
+// compute", and likewise share, edge, record and wait (docs/nvtx.md).
 #pragma once
 
 #include <umsync/capture/capturing_stream.hpp>
 #include <umsync/config.hpp>
+#include <umsync/detail/nvtx.hpp>
 #include <umsync/error.hpp>
 #include <umsync/event.hpp>
 #include <umsync/memory/async_pool_buffer.hpp>
@@ -91,8 +95,8 @@ class stream_edge {
   /// destination after it. Recording again replaces what a later wait() waits for.
   void record(std::source_location where = std::source_location::current())
   {
-    event_.record(from_, where);
-    recorded_ = true;
+    [[maybe_unused]] detail::nvtx_range<detail::nvtx_words::record, From, To> const range;
+    record_now(where);
   }
 
   /// Work queued on the destination after this call runs after the last record(). Waiting on
@@ -100,18 +104,17 @@ class stream_edge {
   /// throws usage_error instead.
   void wait(std::source_location where = std::source_location::current()) const
   {
-    if (!recorded_) {
-      throw usage_error("a stream_edge waited on before any record(): the destination would be ordered after nothing");
-    }
-    to_.wait(event_, where);
+    [[maybe_unused]] detail::nvtx_range<detail::nvtx_words::wait, From, To> const range;
+    wait_now(where);
   }
 
   /// Everything queued on the source stream so far happens before anything queued on the
   /// destination stream after this call: record(), then wait().
   void edge(std::source_location where = std::source_location::current())
   {
-    record(where);
-    wait(where);
+    [[maybe_unused]] detail::nvtx_range<detail::nvtx_words::edge, From, To> const range;
+    record_now(where);
+    wait_now(where);
   }
 
   /// Orders the streams (immediate: edge(); deferred: wait()) and rebinds `buffer`, an
@@ -128,6 +131,7 @@ class stream_edge {
                   "umsync: transfer takes the buffer by std::move(buffer): the source stream's name for it must "
                   "not be used after the handoff");
     if constexpr (handoff_source<Buffer>()) {
+      [[maybe_unused]] detail::nvtx_range<detail::nvtx_words::transfer, From, To> const range;
       order_for_handoff(where);
       return detail::rebound_buffer_t<Buffer, To>(rebind_key{}, std::move(buffer), to_);
     } else {
@@ -153,6 +157,7 @@ class stream_edge {
                   "umsync: share of a temporary buffer: it is freed at the end of the statement while the "
                   "destination stream still reads it; keep the buffer in a variable");
     if constexpr (handoff_source<Buffer>()) {
+      [[maybe_unused]] detail::nvtx_range<detail::nvtx_words::share, From, To> const range;
       order_for_handoff(where);
       return detail::shared_view_t<Buffer, To>::adopt(buffer.data(), buffer.size());
     } else {
@@ -180,12 +185,27 @@ class stream_edge {
     return detail::is_async_pool_buffer<source> && std::is_same_v<detail::bound_tag_t<source>, From>;
   }
 
+  // record() and wait() without their ranges, for the calls that are a range of their own.
+  void record_now(std::source_location const& where)
+  {
+    event_.record(from_, where);
+    recorded_ = true;
+  }
+
+  void wait_now(std::source_location const& where) const
+  {
+    if (!recorded_) {
+      throw usage_error("a stream_edge waited on before any record(): the destination would be ordered after nothing");
+    }
+    to_.wait(event_, where);
+  }
+
   void order_for_handoff(std::source_location const& where)
   {
     if constexpr (Timing == edge_timing::immediate) {
-      record(where);
+      record_now(where);
     }
-    wait(where);
+    wait_now(where);
   }
 
   stream_view<From> from_;

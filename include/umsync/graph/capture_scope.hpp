@@ -20,11 +20,15 @@
 // usage_error when an allocation would escape the graph. A scope destroyed without end() ends the capture and
 // discards the graph, without throwing. A global or per-thread scope must end on the thread
 // that began it.
+//
+// With UMSYNC_NVTX a capture is an NVTX range, "umsync capture compute", from its begin to its
+// end or discard (docs/nvtx.md).
 #pragma once
 
 #include <umsync/capture/capture_mode.hpp>
 #include <umsync/capture/capturing_stream.hpp>
 #include <umsync/config.hpp>
+#include <umsync/detail/nvtx.hpp>
 #include <umsync/error.hpp>
 #include <umsync/event.hpp>
 #include <umsync/graph/graph.hpp>
@@ -47,9 +51,11 @@ class capture_scope {
                          std::source_location where = std::source_location::current())
       : origin_(origin.get()), mode_(mode), edge_event_(event_options{}, where)
   {
+    detail::nvtx_opening<detail::nvtx_words::capture, Tag> range;  // popped by finish()
     check(cudaStreamBeginCapture(origin_, static_cast<cudaStreamCaptureMode>(mode)), "cudaStreamBeginCapture", where);
     detail::capture_registry::begin(mode_);
     active_ = true;
+    range.keep();
   }
   explicit capture_scope(umsync::stream<Tag> const& origin, capture_mode mode = capture_mode::global,
                          std::source_location where = std::source_location::current())
@@ -179,6 +185,7 @@ class capture_scope {
     active_ = false;
     forks_.clear();
     detail::capture_registry::end(mode_);
+    detail::nvtx_pop();  // the capture's range, pushed by the constructor
   }
 
   /// Ends an unfinished capture and drops its graph; reports only what an earlier error does

@@ -18,11 +18,15 @@
 // cudaMemPrefetchAsync per buffer otherwise). A phase change cannot be captured into a graph
 // (advice and prefetch would invalidate the capture): on a capturing_stream it does not
 // compile, on a view of a capturing stream it throws capture_error.
+//
+// With UMSYNC_NVTX a phase scope is an NVTX range, "umsync phase forward", from its entry (the
+// advice and prefetch included) to the scope's end (docs/nvtx.md).
 #pragma once
 
 #include <umsync/capture/capture_status.hpp>
 #include <umsync/capture/non_capturing_stream.hpp>
 #include <umsync/config.hpp>
+#include <umsync/detail/nvtx.hpp>
 #include <umsync/device.hpp>
 #include <umsync/error.hpp>
 #include <umsync/memory/managed_batch.hpp>
@@ -140,10 +144,12 @@ class phase_advisor {
       throw usage_error("entering phase " + detail::phases::name_of<Phase>() + " while phase " + active_ +
                         " is still in force; let its scope end first (phase scopes do not nest)");
     }
+    detail::nvtx_opening<detail::nvtx_words::phase, Phase> range;  // popped by ~phase_scope
     apply<Phase>(stream_view<>{stream.get()}, where);
     in_phase_ = true;
     active_ = detail::phases::name_of<Phase>();
     guard_read_only<Phase>(true, where);
+    range.keep();
     return phase_scope<phase_advisor, Phase>(*this, stream.get());
   }
 
@@ -295,6 +301,7 @@ class phase_scope {
   {
     advisor_->template guard_read_only<Phase>(false, std::source_location::current());
     advisor_->in_phase_ = false;
+    detail::nvtx_pop();  // the phase's range, pushed by enter()
   }
 
   /// The stream the phase was entered on: its prefetches are ordered there.
