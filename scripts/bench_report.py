@@ -600,18 +600,21 @@ def decide_allreduce(run):
     return rank(d, extra)
 
 
-def decide_wrappers(run):
-    """Every row that pairs umsync with raw CUDA in the same iterations (a 'ratio' counter next to
-    a 'raw_*' one): library calls, edges, launches, pools, graphs, barriers, NCCL, as they land."""
-    d = Decision("wrappers", "umsync's typed calls or the raw CUDA calls they wrap",
-                 quick_label="umsync / raw CUDA (paired rows)")
+def decide_paired(run, key, title, quick_label, prefixes=None, timed_what="rows"):
+    """Rows that pair umsync with raw CUDA in the same iterations (a 'ratio' counter next to a
+    'raw_*' one), of the families named by `prefixes` (all families when None): raw CUDA, the
+    median pair and the slowest pair, as ratios to raw."""
+    d = Decision(key, title, quick_label=quick_label)
     pairs = []
     for family in sorted(run.families):
+        if prefixes is not None and not family.startswith(prefixes):
+            continue
         for instance, row, cvs in run.rows(family):
             if usable(row.get("ratio")) and any(k.startswith("raw_") for k in row):
                 pairs.append((row["ratio"], f"{family}/{instance}", cv_of(cvs, "ratio")))
     if not pairs:
-        d.missing.append("no row pairs umsync with raw CUDA")
+        d.missing.append("no row pairs umsync with raw CUDA" if prefixes is None else
+                         "no " + " or ".join(f"{p}*" for p in prefixes) + " row in this run")
         return d
     d.families = tuple(sorted({family for family in run.families for _, name, _ in pairs
                                if name.startswith(family + "/")}))
@@ -622,7 +625,7 @@ def decide_wrappers(run):
                  Option("umsync, the median pair", median, "x raw", instance=f"the median of {len(pairs)} rows' ratio"),
                  Option(f"umsync, the slowest pair (`{slowest[1]}`)", slowest[0], "x raw", slowest[2],
                         instance=f"{slowest[1]}: ratio")]
-    d.timed = (f"{len(pairs)} rows that run raw CUDA and umsync side by side in the same iterations; cost = "
+    d.timed = (f"{len(pairs)} {timed_what} that run raw CUDA and umsync side by side in the same iterations; cost = "
                "umsync / raw")
     beyond = [(r, name) for r, name, cv in pairs if abs(r - 1) > noise(cv)]
     d.options.sort(key=lambda o: o.value)
@@ -639,12 +642,35 @@ def decide_wrappers(run):
     return d
 
 
+def decide_library_calls(run):
+    """cuBLAS, CUB and Thrust through umsync::library_call and umsync::exec_policy, each paired
+    with the raw call (bench/library_call_bench.cu)."""
+    return decide_paired(run, "library_calls", "Library calls (cuBLAS, CUB, Thrust) through umsync or raw",
+                         "library calls: umsync / raw", prefixes=("library_call_",),
+                         timed_what="library calls (GEMM, reductions; small and large)")
+
+
+def decide_resource_allocation(run):
+    """umsync buffers from an RMM resource, paired with the resource called directly
+    (bench/rmm_bench.cu; only in builds with umsync::rmm)."""
+    return decide_paired(run, "resources", "Buffers from an RMM resource: through a umsync buffer or the resource "
+                         "directly", "RMM resource: umsync / direct", prefixes=("rmm_",),
+                         timed_what="allocate + free pairs")
+
+
+def decide_wrappers(run):
+    """Every row that pairs umsync with raw CUDA in the same iterations: library calls, edges,
+    launches, pools, graphs, barriers, NCCL, resources, as they land."""
+    return decide_paired(run, "wrappers", "umsync's typed calls or the raw CUDA calls they wrap",
+                         "umsync / raw CUDA (paired rows)")
+
+
 # The decisions, in the report's order. Each function reads its rows from the run (see the Spec
 # lists above for which benchmark rows each option uses) and returns a Decision; a decision with
 # no option measured is listed as "not measured in this run".
 DECISIONS = [decide_allocation, decide_managed_to_device, decide_managed_to_host, decide_managed_steady,
              decide_prefetch_streams, decide_cross_stream, decide_barrier, decide_warp_specialization, decide_graph,
-             decide_allreduce, decide_wrappers]
+             decide_allreduce, decide_library_calls, decide_resource_allocation, decide_wrappers]
 
 
 def decide(run):

@@ -64,18 +64,23 @@ fi
 rm -f "$out/no-gpu.txt"
 all=$(grep -v '^umsync_bench on ' <<<"$all")
 
-# NAME:FULL:QUICK:FILTER. Family A (unified memory, the longest) right after the ceilings, so a
+# NAME:FULL:QUICK:FILTER[:EXE]. Family A (unified memory, the longest) right after the ceilings, so a
 # tight deadline cuts the short families instead. FULL and QUICK: the group's wall seconds on
 # the H200, for the progress estimate only (full: the R2 and R3 runs of 2026-12-03; quick:
-# estimated from them, docs/benchmarks.md "The quick run").
+# estimated from them, docs/benchmarks.md "The quick run"). EXE: the group runs another
+# executable, found next to BENCH_EXE, instead (a group whose executable is not there is not in
+# this build): umsync_rmm_bench is built apart, with RMM's CCCL (docs/rmm.md; its reference times
+# are estimates).
 groups=(
   "ceilings:5:2:^ceiling_"
   "unified_memory:257:13:^family_a"
   "memory:24:4:^alloc_|^edge_|^launch_typed"
   "wrappers:7:3:^wrapper_"
+  "library_calls:20:4:^library_call_"
   "barriers:37:6:^barrier_|^warp_specialized"
   "graphs:68:5:^graph_"
   "nccl:46:3:^nccl_"
+  "rmm:20:4:^rmm_:umsync_rmm_bench"
 )
 start=$SECONDS
 deadline=$((start + budget))
@@ -84,15 +89,23 @@ families_of() { sed -E 's#[/<].*##' | awk 'NF && !seen[$0]++'; }  # names in, fa
 
 # The plan: each group asked for, the benchmarks of it this run measures (the quick run: the
 # pick of bench_quick_filter.txt, and every size of a family the file does not name).
-g_part=() g_filter=() g_names=() g_ref=() g_count=() g_families=()
+g_part=() g_filter=() g_names=() g_ref=() g_count=() g_families=() g_bench=()
 n_groups=0 n_families=0 n_benchmarks=0 ref_total=0
 for group in "${groups[@]}"; do
-  IFS=: read -r part ref_full ref_quick filter <<<"$group"
+  IFS=: read -r part ref_full ref_quick filter exe <<<"$group"
   if [ -n "${UMSYNC_BENCH_GROUPS:-}" ] && [[ " $UMSYNC_BENCH_GROUPS " != *" $part "* ]]; then
     continue  # not asked for this run
   fi
-  names=$(grep -E "$filter" <<<"$all")
-  if [ -z "$names" ]; then  # umsync_bench decides (a family not in this build, e.g. F without NCCL)
+  group_bench=$bench
+  if [ -n "$exe" ]; then
+    group_bench=$(dirname "$bench")/$exe
+    names=""
+    [ -x "$group_bench" ] && names=$("$group_bench" --benchmark_list_tests=true --benchmark_filter="$filter" 2>/dev/null |
+      grep -v '^umsync_bench on ')
+  else
+    names=$(grep -E "$filter" <<<"$all")
+  fi
+  if [ -z "$names" ] && [ -z "$exe" ]; then  # umsync_bench decides (a family not in this build, e.g. F without NCCL)
     names=$("$bench" --benchmark_list_tests=true --benchmark_filter="$filter" 2>/dev/null | grep -v '^umsync_bench on ')
   fi
   ref=$ref_full
@@ -115,7 +128,7 @@ for group in "${groups[@]}"; do
     ref_total=$((ref_total + ref))
   fi
   g_part+=("$part") g_filter+=("$filter") g_names+=("$names") g_ref+=("$ref") g_count+=("$count")
-  g_families+=("$families")
+  g_families+=("$families") g_bench+=("$group_bench")
 done
 
 # Time to go, from group $1 on, $2 s into it with $3 of its $4 benchmarks done: the rest of
@@ -188,17 +201,16 @@ status=0
 k=0 families_done=0 benchmarks_done=0
 for i in "${!g_part[@]}"; do
   part=${g_part[i]} filter=${g_filter[i]}
-  parts+=("$out/bench-$part.json")
   rm -f "$out/bench-$part.json"
+  if [ "${g_count[i]}" = 0 ]; then  # before the deadline: a group the build lacks is not missing
+    say "$part: not in this build (e.g. family F without NCCL)"
+    continue
+  fi
+  parts+=("$out/bench-$part.json")
   left=$((deadline - SECONDS))
   if [ "$left" -le 5 ]; then
     say "$part: not run, the time limit ($budget s) is used up"
     status=1
-    continue
-  fi
-  if [ "${g_count[i]}" = 0 ]; then
-    say "$part: not in this build (e.g. family F without NCCL)"
-    parts=("${parts[@]:0:${#parts[@]}-1}")
     continue
   fi
   k=$((k + 1))
@@ -211,7 +223,7 @@ for i in "${!g_part[@]}"; do
     --benchmark_counters_tabular=true)
   [ $quick = 1 ] && args+=(--benchmark_context=umsync_quick=1)
   group_start=$SECONDS
-  timeout --signal=KILL "$left" bash "$here/with-elapsed.sh" "$bench" "${args[@]}" 2>&1 | follow "$i" |
+  timeout --signal=KILL "$left" bash "$here/with-elapsed.sh" "${g_bench[i]}" "${args[@]}" 2>&1 | follow "$i" |
     tee -a "$out/bench.txt"
   rc=${PIPESTATUS[0]}
   took=$((SECONDS - group_start))
