@@ -600,7 +600,7 @@ def decide_allreduce(run):
     return rank(d, extra)
 
 
-def decide_paired(run, key, title, quick_label, prefixes=None, timed_what="rows"):
+def decide_paired(run, key, title, quick_label, prefixes=None, timed_what="rows", raw_label="raw CUDA"):
     """Rows that pair umsync with raw CUDA in the same iterations (a 'ratio' counter next to a
     'raw_*' one), of the families named by `prefixes` (all families when None): raw CUDA, the
     median pair and the slowest pair, as ratios to raw."""
@@ -621,12 +621,12 @@ def decide_paired(run, key, title, quick_label, prefixes=None, timed_what="rows"
     ratios = [r for r, _, _ in pairs]
     median = statistics.median(ratios)
     slowest = max(pairs)
-    d.options = [Option("raw CUDA", 1.0, "x raw", instance="1 by definition"),
+    d.options = [Option(raw_label, 1.0, "x raw", instance="1 by definition"),
                  Option("umsync, the median pair", median, "x raw", instance=f"the median of {len(pairs)} rows' ratio"),
                  Option(f"umsync, the slowest pair (`{slowest[1]}`)", slowest[0], "x raw", slowest[2],
                         instance=f"{slowest[1]}: ratio")]
-    d.timed = (f"{len(pairs)} {timed_what} that run raw CUDA and umsync side by side in the same iterations; cost = "
-               "umsync / raw")
+    d.timed = (f"{len(pairs)} {timed_what} that run {raw_label} and umsync side by side in the same iterations; "
+               "cost = umsync / raw")
     beyond = [(r, name) for r, name, cv in pairs if abs(r - 1) > noise(cv)]
     d.options.sort(key=lambda o: o.value)
     best = d.options[0]
@@ -647,7 +647,8 @@ def decide_library_calls(run):
     with the raw call (bench/library_call_bench.cu)."""
     return decide_paired(run, "library_calls", "Library calls (cuBLAS, CUB, Thrust) through umsync or raw",
                          "library calls: umsync / raw", prefixes=("library_call_",),
-                         timed_what="library calls (GEMM, reductions; small and large)")
+                         timed_what="library calls (GEMM, reductions; small and large)",
+                         raw_label="the raw library call")
 
 
 def decide_resource_allocation(run):
@@ -655,7 +656,7 @@ def decide_resource_allocation(run):
     (bench/rmm_bench.cu; only in builds with umsync::rmm)."""
     return decide_paired(run, "resources", "Buffers from an RMM resource: through a umsync buffer or the resource "
                          "directly", "RMM resource: umsync / direct", prefixes=("rmm_",),
-                         timed_what="allocate + free pairs")
+                         timed_what="allocate + free pairs", raw_label="the resource called directly")
 
 
 def decide_wrappers(run):
