@@ -1,5 +1,6 @@
 // umsync/umsync.hpp: everything public in umsync's host API. Device-side headers (umsync/sync/),
-// NCCL (umsync/nccl/) and CUPTI telemetry (umsync/telemetry/) are included on their own.
+// the Thrust policy (exec_policy.hpp: it includes Thrust), NCCL (umsync/nccl/), CUPTI telemetry
+// (umsync/telemetry/) and PyTorch (torch.hpp) are included on their own.
 #pragma once
 
 #include <umsync/capture/capture_error.hpp>
@@ -17,6 +18,7 @@
 #include <umsync/graph/graph_exec.hpp>
 #include <umsync/graph/graph_memory.hpp>
 #include <umsync/launch.hpp>
+#include <umsync/library_call.hpp>
 #include <umsync/memory/async_pool_buffer.hpp>
 #include <umsync/memory/copy.hpp>
 #include <umsync/memory/managed_batch.hpp>
@@ -27,6 +29,7 @@
 #include <umsync/memory/pinned_buffer.hpp>
 #include <umsync/memory/pipelined_prefetch.hpp>
 #include <umsync/memory/pool_ipc.hpp>
+#include <umsync/memory/resource.hpp>
 #include <umsync/memory/step_buffer.hpp>
 #include <umsync/phase/phase_advisor.hpp>
 #include <umsync/stream.hpp>
