@@ -170,6 +170,11 @@ constexpr std::string_view resource_type_name() noexcept
   return function.substr(start + 4, end - start - 4);
 }
 
+/// resource_type_name<R>(), computed at compile time: called at run time, it would search the
+/// function's name at every allocation.
+template <class R>
+inline constexpr std::string_view resource_type_name_v = resource_type_name<R>();
+
 /// True when `alignment` is one a memory_pool honours: a power of two, at most 256.
 constexpr bool pool_alignment_ok(std::size_t alignment) noexcept
 {
