@@ -26,6 +26,7 @@
 #pragma once
 
 #include <umsync/config.hpp>
+#include <umsync/detail/type_name.hpp>
 
 #include <array>
 #include <concepts>
@@ -54,20 +55,6 @@ concept tag_with_name = requires {
   { T::name } -> std::convertible_to<char const*>;
 };
 // clang-format on
-
-/// T as the compiler spells it: g++ and nvcc give "... [with T = app::slot<3>]". The signature
-/// names no typedef, so nothing follows T in the brackets.
-template <class T>
-constexpr std::basic_string_view<char> pretty_type_name() noexcept
-{
-  std::basic_string_view<char> const function = __PRETTY_FUNCTION__;
-  std::size_t const start = function.find("T = ");
-  std::size_t const end = function.rfind(']');
-  if (start == std::basic_string_view<char>::npos || end == std::basic_string_view<char>::npos || end < start) {
-    return function;  // another compiler's format: the whole signature still names T
-  }
-  return function.substr(start + 4, end - start - 4);
-}
 
 /// A tag's name: its `static constexpr char const* name` when it has one, else pretty_type_name.
 /// Readable only after nvtx_readable (anonymous namespaces, umsync's ABI namespace).

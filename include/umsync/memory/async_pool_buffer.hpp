@@ -351,7 +351,7 @@ class async_pool_buffer {
       return {};
     } else {
       return allocate_from_resource(count, stream, resource, detail::borrowed_resource(resource),
-                                    detail::resource_type_name_v<std::remove_cv_t<R>>, where);
+                                    detail::pretty_type_name_v<std::remove_cv_t<R>>, where);
     }
   }
 

@@ -28,6 +28,7 @@
 #pragma once
 
 #include <umsync/config.hpp>
+#include <umsync/detail/type_name.hpp>
 
 #include <cuda/version>
 
@@ -156,24 +157,6 @@ inline constexpr bool is_resource_ref<cuda::mr::synchronous_resource_ref<Propert
 template <cuda::mr::_AllocType Kind, class... Properties>
 inline constexpr bool is_resource_ref<cuda::mr::basic_resource_ref<Kind, Properties...>> = true;
 #endif
-
-/// R as the compiler spells it (g++ and nvcc: "... [with R = app::arena]"), for messages.
-template <class R>
-constexpr std::string_view resource_type_name() noexcept
-{
-  std::string_view const function = __PRETTY_FUNCTION__;
-  std::size_t const start = function.find("R = ");
-  std::size_t const end = function.rfind(']');
-  if (start == std::string_view::npos || end == std::string_view::npos || end < start) {
-    return "a memory resource";  // another compiler's format
-  }
-  return function.substr(start + 4, end - start - 4);
-}
-
-/// resource_type_name<R>(), computed at compile time: called at run time, it would search the
-/// function's name at every allocation.
-template <class R>
-inline constexpr std::string_view resource_type_name_v = resource_type_name<R>();
 
 /// True when `alignment` is one a memory_pool honours: a power of two, at most 256.
 constexpr bool pool_alignment_ok(std::size_t alignment) noexcept
