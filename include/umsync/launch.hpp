@@ -1,14 +1,23 @@
 // umsync/launch.hpp: a kernel launch that checks stream affinity at compile time.
 //
 //   umsync::launch(s, {.grid = 264, .block = 256}, scale, x, y, 2.0f);
+//   umsync::launch(s, {.grid = 264, .block = 256, .cluster = {2, 1, 1}}, reduce, x, sums);
+//   umsync::launch_dependent(s, {.grid = 264, .block = 256}, consume, x, y);  // PDL (pdl.hpp)
 //
 // Arguments that are memory (memory_range.hpp: umsync's buffers and spans, and any type that
 // answers umsync_memory) become raw pointers for the kernel; memory bound to a stream tag other
 // than the launch stream's does not compile, and neither does pageable host memory, which a
 // kernel cannot read. Everything else is passed through unchanged. A failed launch throws
-// cuda_error. UMSYNC_DEBUG builds also check each argument at run time: memory, and a raw
-// pointer into memory umsync allocated, with the ordering checker; a moved-from buffer, and
-// pageable memory said to be another kind, with usage_error.
+// cuda_error naming the launch's line. UMSYNC_DEBUG builds also check each argument at run
+// time: memory, and a raw pointer into memory umsync allocated, with the ordering checker; a
+// moved-from buffer, and pageable memory said to be another kind, with usage_error.
+//
+// A cluster shape or a programmatic dependent launch goes through cudaLaunchKernelExC, and is
+// checked before CUDA sees it (invalid_argument, with the values): the grid divisible by the
+// cluster, the cluster within what the device allows for that kernel, a device of compute
+// capability 9.0 or newer, and for PDL a kernel binary built for sm_90 or newer, whose wait
+// was not compiled out (NVIDIA/cccl #9134). Without either, launch is cudaLaunchKernel, as
+// `<<<>>>` is. docs/pdl.md and docs/clusters.md give the rules.
 #pragma once
 
 #include <umsync/config.hpp>
@@ -17,10 +26,12 @@
 #include <umsync/error.hpp>
 #include <umsync/memory/memory_argument.hpp>
 #include <umsync/memory/memory_range.hpp>
+#include <umsync/pdl.hpp>
 #include <umsync/stream_view.hpp>
 
 #include <cstddef>
 #include <source_location>
+#include <string>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -31,6 +42,9 @@ struct launch_config {
   dim3 grid{1};
   dim3 block{1};
   std::size_t shared_bytes = 0;
+  /// The thread block cluster shape (blocks per cluster in x, y, z). The default {0, 0, 0}
+  /// launches without a cluster attribute (a kernel with __cluster_dims__ keeps its own shape).
+  dim3 cluster{0, 0, 0};
   /// Where the launch is written (filled in at the call's `{...}`): named by the UMSYNC_DEBUG
   /// ordering checker.
   std::source_location where = std::source_location::current();
@@ -46,7 +60,12 @@ namespace detail {
 template <class StreamTag, class Param, class Argument>
 decltype(auto) kernel_argument(Argument&& argument, cudaStream_t stream, std::source_location const& where)
 {
-  if constexpr (memory_range<std::remove_reference_t<Argument>>) {
+  if constexpr (pdl_parameter<Param>::value) {
+    // pending<T> and independent<T> (pdl.hpp) take memory under the rules of a T* parameter.
+    using pointer = typename pdl_parameter<Param>::pointer;
+    return pdl_parameter_access::make<Param>(
+        static_cast<pointer>(kernel_argument<StreamTag, pointer>(std::forward<Argument>(argument), stream, where)));
+  } else if constexpr (memory_range<std::remove_reference_t<Argument>>) {
     return memory_argument<pointer_receiver::kernel, StreamTag, Param>(argument, stream, "umsync::launch", where);
   } else if constexpr (!std::is_convertible_v<Argument&&, Param>) {
     static_assert(detail::dependent_false<Argument>,
@@ -59,33 +78,263 @@ decltype(auto) kernel_argument(Argument&& argument, cudaStream_t stream, std::so
   }
 }
 
+/// How a launch goes to CUDA: with a cluster shape or as a programmatic dependent launch
+/// (through cudaLaunchKernelExC, after check_launch_attributes), or plain (cudaLaunchKernel).
+enum class launch_mode { plain, dependent };
+
+/// What a cluster or dependent launch of a kernel needs to know about it and its device, for
+/// one block size and dynamic shared memory size.
+struct kernel_facts {
+  void const* kernel = nullptr;
+  int device = -1;
+  unsigned block_threads = 0;
+  std::size_t shared_bytes = 0;
+  int compute_capability_major = 0;
+  int ptx_version = 0;                  ///< the virtual architecture it was compiled for, as 10 * major + minor
+  int binary_version = 0;               ///< the SASS architecture loaded (JIT-compiled PTX: the device's)
+  int required_cluster[3] = {0, 0, 0};  ///< __cluster_dims__, or zeros
+  bool non_portable_cluster_size_allowed = false;
+  int max_cluster_blocks = 0;  ///< cudaOccupancyMaxPotentialClusterSize
+};
+
+inline kernel_facts read_kernel_facts(void const* kernel, int device, launch_config const& config)
+{
+  kernel_facts read;
+  read.kernel = kernel;
+  read.device = device;
+  read.block_threads = config.block.x * config.block.y * config.block.z;
+  read.shared_bytes = config.shared_bytes;
+  check(cudaDeviceGetAttribute(&read.compute_capability_major, cudaDevAttrComputeCapabilityMajor, device),
+        "cudaDeviceGetAttribute(cudaDevAttrComputeCapabilityMajor)", config.where);
+  if (read.compute_capability_major < 9) {
+    return read;  // refused by the caller; the queries below need a Hopper device
+  }
+  cudaFuncAttributes attributes{};
+  check(cudaFuncGetAttributes(&attributes, kernel), "cudaFuncGetAttributes", config.where);
+  read.ptx_version = attributes.ptxVersion;
+  read.binary_version = attributes.binaryVersion;
+  read.required_cluster[0] = attributes.requiredClusterWidth;
+  read.required_cluster[1] = attributes.requiredClusterHeight;
+  read.required_cluster[2] = attributes.requiredClusterDepth;
+  read.non_portable_cluster_size_allowed = attributes.nonPortableClusterSizeAllowed != 0;
+  cudaLaunchConfig_t query{};
+  query.gridDim = config.grid;
+  query.blockDim = config.block;
+  query.dynamicSmemBytes = config.shared_bytes;
+  check(cudaOccupancyMaxPotentialClusterSize(&read.max_cluster_blocks, kernel, &query),
+        "cudaOccupancyMaxPotentialClusterSize", config.where);
+  return read;
+}
+
+/// The facts of `kernel` on the current device for `config`'s block, read at the first such
+/// launch and from a small table afterwards: a launch must not pay three driver queries each
+/// time. `fresh` reads them again (a cudaFuncSetAttribute since may have changed them) and
+/// records the new reading, which later lookups find first. The table is guarded by a spin
+/// lock, not <mutex>: this header is on every launch's include path.
+inline kernel_facts const& facts_of(void const* kernel, launch_config const& config, bool fresh)
+{
+  int device = -1;
+  check(cudaGetDevice(&device), "cudaGetDevice", config.where);
+  unsigned const block_threads = config.block.x * config.block.y * config.block.z;
+  auto same = [&](kernel_facts const& entry) {
+    return entry.kernel == kernel && entry.device == device && entry.block_threads == block_threads &&
+           entry.shared_bytes == config.shared_bytes;
+  };
+  constexpr int capacity = 256;
+  static kernel_facts table[capacity];
+  static atomic_word<int> size{0};
+  static atomic_word<int> lock{0};
+  int const known = size.load();
+  for (int i = known - 1; !fresh && i >= 0; --i) {  // newest first
+    if (same(table[i])) {
+      return table[i];
+    }
+  }
+  kernel_facts const read = read_kernel_facts(kernel, device, config);
+  while (lock.exchange(1) != 0) {
+  }
+  int const now = size.load();
+  if (now == capacity) {  // full: keep answering, only without the table
+    lock.exchange(0);
+    thread_local kernel_facts overflow;
+    overflow = read;
+    return overflow;
+  }
+  table[now] = read;
+  size.exchange(now + 1);  // published after the entry is written (sequentially consistent)
+  lock.exchange(0);
+  return table[now];
+}
+
+inline std::string describe_dim3(dim3 d)
+{
+  return "{" + std::to_string(d.x) + ", " + std::to_string(d.y) + ", " + std::to_string(d.z) + "}";
+}
+
+/// Why the device cannot run `config` of `kernel` as asked, or an empty string.
+inline std::string launch_problem(kernel_facts const& facts, launch_config const& config, launch_mode mode)
+{
+  auto device = [&] { return std::to_string(facts.device); };
+  bool const clustered = config.cluster.x != 0;
+  if (facts.compute_capability_major < 9) {
+    return std::string(clustered ? "thread block clusters" : "programmatic dependent launch") +
+           " need a device of compute capability 9.0 or newer; device " + device() + " is " +
+           std::to_string(facts.compute_capability_major) + ".x";
+  }
+  // The wait exists only where the kernel was compiled for compute_90 or newer: PTX of an older
+  // virtual architecture, JIT-compiled for this device, has it compiled out (NVIDIA/cccl #9134).
+  if (mode == launch_mode::dependent && (facts.ptx_version < 90 || facts.binary_version < 90)) {
+    return "the kernel was compiled for compute_" + std::to_string(facts.ptx_version) + " (sm_" +
+           std::to_string(facts.binary_version) + " code on device " + device() +
+           "), where griddepcontrol does not exist and its wait for earlier work is compiled out "
+           "(NVIDIA/cccl #9134); build it for sm_90 or newer, or launch it with umsync::launch";
+  }
+  if (!clustered) {
+    return {};
+  }
+  dim3 const cluster = config.cluster;
+  if (facts.required_cluster[0] != 0 && (static_cast<unsigned>(facts.required_cluster[0]) != cluster.x ||
+                                         static_cast<unsigned>(facts.required_cluster[1]) != cluster.y ||
+                                         static_cast<unsigned>(facts.required_cluster[2]) != cluster.z)) {
+    return "cluster shape " + describe_dim3(cluster) + " differs from the kernel's __cluster_dims__ {" +
+           std::to_string(facts.required_cluster[0]) + ", " + std::to_string(facts.required_cluster[1]) + ", " +
+           std::to_string(facts.required_cluster[2]) + "}";
+  }
+  unsigned const blocks = cluster.x * cluster.y * cluster.z;
+  constexpr unsigned portable_cluster_blocks = 8;  // the CUDA programming guide's portable size
+  if (blocks > portable_cluster_blocks && !facts.non_portable_cluster_size_allowed) {
+    return "a cluster of " + std::to_string(blocks) +
+           " blocks is larger than the portable 8; set cudaFuncAttributeNonPortableClusterSizeAllowed on the "
+           "kernel first";
+  }
+  if (blocks > static_cast<unsigned>(facts.max_cluster_blocks)) {
+    return "a cluster of " + std::to_string(blocks) + " blocks " + describe_dim3(cluster) + " does not fit: with " +
+           describe_dim3(config.block) + " threads and " + std::to_string(config.shared_bytes) +
+           " bytes of dynamic shared memory per block, device " + device() + " allows at most " +
+           std::to_string(facts.max_cluster_blocks) + " blocks per cluster for this kernel";
+  }
+  return {};
+}
+
+/// Refuses, before CUDA sees it, a cluster shape or a programmatic dependent launch that cannot
+/// run as asked: invalid_argument naming the values and the launch's line.
+inline void check_launch_attributes(void const* kernel, launch_config const& config, launch_mode mode)
+{
+  auto refuse = [&](std::string const& why) {
+    throw invalid_argument((mode == launch_mode::dependent ? "launch_dependent at " : "launch at ") +
+                           describe_location(config.where) + ": " + why);
+  };
+  // What needs no device first, so a bad shape is reported the same with or without one.
+  dim3 const cluster = config.cluster;
+  if (cluster.x != 0 && (cluster.y == 0 || cluster.z == 0)) {
+    refuse("cluster shape " + describe_dim3(cluster) + " has a zero extent; give every extent (at least 1)");
+  }
+  if (cluster.x != 0 &&
+      (config.grid.x % cluster.x != 0 || config.grid.y % cluster.y != 0 || config.grid.z % cluster.z != 0)) {
+    refuse("grid " + describe_dim3(config.grid) + " is not divisible by the cluster shape " + describe_dim3(cluster));
+  }
+  if (launch_problem(facts_of(kernel, config, false), config, mode).empty()) [[likely]] {
+    return;
+  }
+  // Before refusing, read again: the kernel's attributes may have changed since they were read.
+  if (std::string const problem = launch_problem(facts_of(kernel, config, true), config, mode); !problem.empty()) {
+    refuse(problem);
+  }
+}
+
+/// Converts each argument under the memory protocol, then launches.
+template <launch_mode Mode, class Stream, class... Params, class... Args>
+void launch_kernel(Stream const& stream, launch_config const& config, void (*kernel)(Params...), Args&&... args)
+{
+  using tag = typename Stream::tag_type;
+  std::tuple<Params...> values{
+      static_cast<Params>(kernel_argument<tag, Params>(std::forward<Args>(args), stream.get(), config.where))...};
+  void const* const function = reinterpret_cast<void const*>(kernel);
+  bool const extended = Mode == launch_mode::dependent || config.cluster.x != 0;
+  if (extended) {
+    check_launch_attributes(function, config, Mode);
+  }
+  std::apply(
+      [&](auto&... value) {
+        void* pointers[] = {static_cast<void*>(&value)..., nullptr};
+        if (!extended) {
+          check(cudaLaunchKernel(function, config.grid, config.block, pointers, config.shared_bytes, stream.get()),
+                "cudaLaunchKernel", config.where);
+          return;
+        }
+        cudaLaunchAttribute attributes[2]{};
+        unsigned count = 0;
+        if (config.cluster.x != 0) {
+          attributes[count].id = cudaLaunchAttributeClusterDimension;
+          attributes[count].val.clusterDim.x = config.cluster.x;
+          attributes[count].val.clusterDim.y = config.cluster.y;
+          attributes[count].val.clusterDim.z = config.cluster.z;
+          ++count;
+        }
+        if constexpr (Mode == launch_mode::dependent) {
+          attributes[count].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+          attributes[count].val.programmaticStreamSerializationAllowed = 1;
+          ++count;
+        }
+        cudaLaunchConfig_t launch{};
+        launch.gridDim = config.grid;
+        launch.blockDim = config.block;
+        launch.dynamicSmemBytes = config.shared_bytes;
+        launch.stream = stream.get();
+        launch.attrs = attributes;
+        launch.numAttrs = count;
+        check(cudaLaunchKernelExC(&launch, function, pointers), "cudaLaunchKernelExC", config.where);
+      },
+      values);
+}
+
+/// True when no parameter of a dependent kernel is a plain pointer.
+template <class... Params>
+inline constexpr bool no_plain_pointer_parameter = (!std::is_pointer_v<Params> && ...);
+
 }  // namespace detail
 
 /// Launches `kernel` on `stream`. Goes through cudaLaunchKernel, as `<<<>>>` does, so this
-/// header also compiles in host-only translation units.
+/// header also compiles in host-only translation units; with a cluster shape, through
+/// cudaLaunchKernelExC.
 template <stream_handle Stream, class... Params, class... Args>
 void launch(Stream const& stream, launch_config const& config, void (*kernel)(Params...), Args&&... args)
 {
   if constexpr (sizeof...(Params) != sizeof...(Args)) {
     static_assert(detail::dependent_false<Stream>, "umsync: launch needs one argument per kernel parameter");
   } else {
-    using tag = typename Stream::tag_type;
-    std::tuple<Params...> values{static_cast<Params>(
-        detail::kernel_argument<tag, Params>(std::forward<Args>(args), stream.get(), config.where))...};
-    std::apply(
-        [&](auto&... value) {
-          void* pointers[] = {static_cast<void*>(&value)..., nullptr};
-          check(cudaLaunchKernel(reinterpret_cast<void const*>(kernel), config.grid, config.block, pointers,
-                                 config.shared_bytes, stream.get()),
-                "cudaLaunchKernel");
-        },
-        values);
+    detail::launch_kernel<detail::launch_mode::plain>(stream, config, kernel, std::forward<Args>(args)...);
+  }
+}
+
+/// Launches `kernel` as a programmatic dependent launch: it may start before the kernel before
+/// it on `stream` has finished (once that kernel calls trigger_dependent_launch() in every block,
+/// or exits). Its memory parameters are pending<T> or independent<T> (pdl.hpp), never plain
+/// pointers, so that nothing earlier work may still use is touched before the wait.
+template <stream_handle Stream, class... Params, class... Args>
+void launch_dependent(Stream const& stream, launch_config const& config, void (*kernel)(Params...), Args&&... args)
+{
+  if constexpr (sizeof...(Params) != sizeof...(Args)) {
+    static_assert(detail::dependent_false<Stream>, "umsync: launch needs one argument per kernel parameter");
+  } else if constexpr (!detail::no_plain_pointer_parameter<Params...>) {
+    static_assert(detail::dependent_false<Stream>,
+                  "umsync: a kernel launched with launch_dependent takes memory as umsync::pending<T> (earlier work "
+                  "on the stream may still use it; opened after the wait) or umsync::independent<T>, never as a "
+                  "plain pointer (pdl.hpp)");
+  } else {
+    detail::launch_kernel<detail::launch_mode::dependent>(stream, config, kernel, std::forward<Args>(args)...);
   }
 }
 
 /// A raw cudaStream_t names no tag to check memory against: adopt it as a view first.
 template <class... Params, class... Args>
 void launch(cudaStream_t, launch_config const&, void (*)(Params...), Args&&...)  // exists to reject with a message
+{
+  detail::reject_raw_stream<void (*)(Params...)>();
+}
+
+template <class... Params, class... Args>
+void launch_dependent(cudaStream_t, launch_config const&, void (*)(Params...), Args&&...)  // rejects with a message
 {
   detail::reject_raw_stream<void (*)(Params...)>();
 }
