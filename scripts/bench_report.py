@@ -559,6 +559,36 @@ def decide_graph(run):
     return rank(d, " ".join(extra))
 
 
+LAUNCH_CHAIN_SHORT = 33792  # elements per kernel of family P's launch-bound rows (132 x 256 threads)
+
+
+def decide_launch_chain(run):
+    """A chain of short dependent kernels on one stream, launched four ways (bench/launch_chain_bench.cu,
+    family P), umsync's launches; the long-kernel rows say where PDL stops paying."""
+    d = Decision("launch_chain", "A chain of short dependent kernels: stream order, PDL, graph or graph of PDL",
+                 quick_label="dependent kernels: PDL or graphs",
+                 families=("launch_chain_stream", "launch_chain_pdl", "launch_chain_graph", "launch_chain_graph_pdl"))
+    pattern = "{size}/" + str(LAUNCH_CHAIN_SHORT)
+    specs = [Spec("stream order (umsync::launch)", "launch_chain_stream", pattern, "umsync_us", "us"),
+             Spec("PDL (umsync::launch_dependent)", "launch_chain_pdl", pattern, "umsync_us", "us"),
+             Spec("graph replay", "launch_chain_graph", pattern, "umsync_us", "us"),
+             Spec("graph of PDL launches", "launch_chain_graph_pdl", pattern, "umsync_us", "us")]
+    d.options, d.missing, size = sized_options(run, specs, "kernels")
+    d.timed = (f"per kernel of a chain of {human_size(size, 'kernels')} ({LAUNCH_CHAIN_SHORT} floats each, one "
+               "stream, each reading the previous output), host-timed from the first launch to the stream's sync")
+    extra = []
+    long_rows = {family: row for family in ("launch_chain_stream", "launch_chain_pdl")
+                 for instance, row, _ in run.rows(family) if not instance.endswith("/" + str(LAUNCH_CHAIN_SHORT))}
+    if all(usable(r.get("umsync_us")) for r in long_rows.values()) and len(long_rows) == 2:
+        gain = long_rows["launch_chain_stream"]["umsync_us"] / long_rows["launch_chain_pdl"]["umsync_us"]
+        extra.append(f"With bandwidth-bound kernels (16 Mi floats) PDL is {fmt_ratio(gain)} stream order: the gap "
+                     "it hides is small beside the kernel.")
+    ratios = [row["ratio"] for family in d.families for _, row, _ in run.rows(family) if usable(row.get("ratio"))]
+    if ratios:
+        extra.append(f"umsync / raw over the {len(ratios)} rows: {min(ratios):.3f}-{max(ratios):.3f}.")
+    return rank(d, " ".join(extra))
+
+
 def decide_allreduce(run):
     d = Decision("allreduce", "Gradient all-reduce: overlapped with compute or serial, and the bucket size",
                  quick_label="all-reduce overlap (one GPU)", families=("nccl_overlap_efficiency",),
@@ -671,7 +701,7 @@ def decide_wrappers(run):
 # no option measured is listed as "not measured in this run".
 DECISIONS = [decide_allocation, decide_managed_to_device, decide_managed_to_host, decide_managed_steady,
              decide_prefetch_streams, decide_cross_stream, decide_barrier, decide_warp_specialization, decide_graph,
-             decide_allreduce, decide_library_calls, decide_resource_allocation, decide_wrappers]
+             decide_launch_chain, decide_allreduce, decide_library_calls, decide_resource_allocation, decide_wrappers]
 
 
 def decide(run):

@@ -68,6 +68,18 @@ def pipeline_rows(named_gbps=3400.0, syncthreads_gbps=3390.0):
         "umsync_us": us, "ratio": 1.0, "vs_syncthreads": syncthreads_gbps / named_gbps})
 
 
+def launch_chain_rows(stream=4.6, pdl=3.8, graph=1.05, graph_pdl=0.75, long_stream=40.0, long_pdl=39.5):
+    """Family P: per-kernel us of a chain of short kernels four ways, and of long kernels two ways."""
+    rows = []
+    for family, short, long in (("stream", stream, long_stream), ("pdl", pdl, long_pdl), ("graph", graph, None),
+                                ("graph_pdl", graph_pdl, None)):
+        rows += aggregate(f"launch_chain_{family}/256/33792/manual_time", raw_us=short, umsync_us=short, ratio=1.0)
+        if long is not None:
+            rows += aggregate(f"launch_chain_{family}/64/16777216/manual_time", raw_us=long, umsync_us=long,
+                              ratio=1.0)
+    return rows
+
+
 class Report(unittest.TestCase):
     def setUp(self):
         self.dir = tempfile.TemporaryDirectory()
@@ -117,6 +129,19 @@ class Verdict(Report):
         self.assertAlmostEqual(ratios["a pool at release threshold 0 (the default pool's setting)"], 25.0)
         self.assertTrue(decision.verdict.startswith("Use a pool that keeps its memory; cudaMalloc + cudaFree "
                                                    "costs 20.0x"), decision.verdict)
+
+    def test_a_chain_of_dependent_kernels_ranks_the_four_launches_and_says_where_pdl_stops_paying(self):
+        run = report_module.Run(report_module.load(self.write(launch_chain_rows()))[1])
+        decision = report_module.decide_launch_chain(run)
+        self.assertEqual([o.label for o in decision.options],
+                         ["graph of PDL launches", "graph replay", "PDL (umsync::launch_dependent)",
+                          "stream order (umsync::launch)"])
+        self.assertAlmostEqual(decision.options[-1].ratio, 4.6 / 0.75)
+        self.assertIn("With bandwidth-bound kernels (16 Mi floats) PDL is 1.01x stream order", decision.verdict)
+        slow = report_module.decide_launch_chain(report_module.Run(report_module.load(
+            self.write(launch_chain_rows(pdl=5.0)))[1]))
+        self.assertLess([o.label for o in slow.options].index("stream order (umsync::launch)"),
+                        [o.label for o in slow.options].index("PDL (umsync::launch_dependent)"))
 
     def test_the_best_changes_with_the_rows(self):
         run = report_module.Run(report_module.load(self.write(allocation_rows(90.0, 80.0, 100.0)))[1])
