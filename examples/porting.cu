@@ -1,0 +1,287 @@
+// Porting C-style CUDA to umsync, before and after in one file (docs/porting.md walks through it).
+//
+// `before` is written as llm.c's train_gpt2_fp32.cu writes it: launchers that take no stream (so
+// everything runs on the legacy default stream), a global cuBLAS handle, one cudaMalloc sliced into
+// the activation tensors, a model whose activation memory is NULL until the first forward pass,
+// and a bias pointer that may be NULL. `after` is the same program in umsync: the stream is the
+// first parameter of every launcher, tensors are device spans tagged with that stream, the sliced
+// allocation is one async_pool_buffer whose slices keep kind and tag, the lazy memory is an empty
+// buffer, the optional bias an empty span. The kernels do not change.
+//
+// Runs one MLP step (fch = inp W^T + bias, fch_gelu = gelu(fch)) both ways on the same random
+// inputs, with and without the bias, and checks that the outputs agree; exits 0 only then.
+#include "support/example_main.hpp"
+
+#include <umsync/umsync.hpp>
+
+#include <cublas_v2.h>
+
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <cstdio>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace {
+
+int ceil_div(int n, int d) { return (n + d - 1) / d; }
+
+void check_cublas(cublasStatus_t status, char const* call)
+{
+  if (status != CUBLAS_STATUS_SUCCESS) {
+    throw std::runtime_error(std::string(call) + ": " + cublasGetStatusName(status));
+  }
+}
+
+// The kernels, as llm.c has them: a port leaves them alone.
+__global__ void gelu_forward_kernel(float* out, float const* inp, int N)
+{
+  int const i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < N) {
+    float const xi = inp[i];
+    float const cube = 0.044715F * xi * xi * xi;
+    out[i] = 0.5F * xi * (1.0F + tanhf(sqrtf(2.0F / 3.14159265F) * (xi + cube)));
+  }
+}
+
+__global__ void add_bias(float* out, float const* bias, int B, int T, int OC)
+{
+  int const idx = blockIdx.x * blockDim.x + threadIdx.x;
+  int const stride = blockDim.x * gridDim.x;
+  for (int i = idx; i < B * T * OC; i += stride) {
+    out[i] += bias[i % OC];
+  }
+}
+
+constexpr int B = 4, T = 64, C = 128, OC = 4 * C;
+
+namespace before {
+
+cublasHandle_t cublas_handle;  // global, like llm.c's; it runs on the legacy default stream
+
+void gelu_forward(float* out, float const* inp, int N)
+{
+  int const block_size = 128;
+  int const grid_size = ceil_div(N, block_size);
+  gelu_forward_kernel<<<grid_size, block_size>>>(out, inp, N);
+  UMSYNC_CUDA_CHECK(cudaGetLastError());
+}
+
+void matmul_forward(float* out, float const* inp, float const* weight, float const* bias, int B, int T, int C, int OC)
+{
+  float const alpha = 1.0F, beta = 0.0F;
+  check_cublas(cublasSgemm(cublas_handle, CUBLAS_OP_T, CUBLAS_OP_N, OC, B * T, C, &alpha, weight, C, inp, C, &beta, out,
+                           OC),
+               "cublasSgemm");
+  if (bias != NULL) {  // NOLINT: llm.c's spelling
+    add_bias<<<ceil_div(B * T * OC, 256), 256>>>(out, bias, B, T, OC);
+    UMSYNC_CUDA_CHECK(cudaGetLastError());
+  }
+}
+
+struct ActivationTensors {
+  float* ln;        // (B, T, C)
+  float* fch;       // (B, T, OC)
+  float* fch_gelu;  // (B, T, OC)
+};
+constexpr std::size_t num_activation_tensors = 3;
+
+float* malloc_and_point_activations(ActivationTensors* acts, std::size_t const* act_sizes)
+{
+  std::size_t num_activations = 0;
+  for (std::size_t i = 0; i < num_activation_tensors; i++) {
+    num_activations += act_sizes[i];
+  }
+  float* acts_memory = nullptr;
+  UMSYNC_CUDA_CHECK(cudaMalloc(&acts_memory, num_activations * sizeof(float)));
+  float** ptrs[] = {&acts->ln, &acts->fch, &acts->fch_gelu};
+  float* acts_memory_iterator = acts_memory;
+  for (std::size_t i = 0; i < num_activation_tensors; i++) {
+    *(ptrs[i]) = acts_memory_iterator;
+    acts_memory_iterator += act_sizes[i];
+  }
+  return acts_memory;
+}
+
+struct Model {
+  float* weight;  // (OC, C)
+  float* bias;    // (OC), or NULL
+  ActivationTensors acts;
+  std::size_t act_sizes[num_activation_tensors];
+  float* acts_memory;  // NULL until the first forward pass
+};
+
+void forward(Model* model, float const* inputs)
+{
+  if (model->acts_memory == NULL) {  // NOLINT: llm.c's spelling
+    model->act_sizes[0] = std::size_t(B) * T * C;
+    model->act_sizes[1] = std::size_t(B) * T * OC;
+    model->act_sizes[2] = std::size_t(B) * T * OC;
+    model->acts_memory = malloc_and_point_activations(&model->acts, model->act_sizes);
+  }
+  UMSYNC_CUDA_CHECK(cudaMemcpy(model->acts.ln, inputs, model->act_sizes[0] * sizeof(float), cudaMemcpyHostToDevice));
+  matmul_forward(model->acts.fch, model->acts.ln, model->weight, model->bias, B, T, C, OC);
+  gelu_forward(model->acts.fch_gelu, model->acts.fch, B * T * OC);
+}
+
+}  // namespace before
+
+namespace after {
+
+struct compute {};  // the tag of the model's stream
+
+using tensor = umsync::device_span<float, compute>;  // device memory bound to compute's stream
+using const_tensor = umsync::device_span<float const, compute>;
+
+// The stream is the launcher's first parameter: a stream_view is a copyable, tagged handle.
+void gelu_forward(umsync::stream_view<compute> s, tensor out, const_tensor inp, int N)
+{
+  int const block_size = 128;
+  int const grid_size = ceil_div(N, block_size);
+  umsync::launch(s, {.grid = dim3(grid_size), .block = dim3(block_size)}, gelu_forward_kernel, out, inp, N);
+}
+
+void matmul_forward(umsync::stream_view<compute> s, cublasHandle_t blas, tensor out, const_tensor inp,
+                    const_tensor weight, const_tensor bias, int B, int T, int C, int OC)
+{
+  float const alpha = 1.0F, beta = 0.0F;
+  check_cublas(umsync::library_call(
+                   s,
+                   [&](cudaStream_t raw, float* o, float const* i, float const* w) {
+                     cublasStatus_t const set = cublasSetStream(blas, raw);  // the handle keeps the last stream
+                     return set != CUBLAS_STATUS_SUCCESS ? set
+                                                         : cublasSgemm(blas, CUBLAS_OP_T, CUBLAS_OP_N, OC, B * T, C,
+                                                                       &alpha, w, C, i, C, &beta, o, OC);
+                   },
+                   out, inp, weight),
+               "cublasSgemm");
+  if (!bias.empty()) {  // the optional bias: an empty span, where llm.c passes NULL
+    umsync::launch(s, {.grid = dim3(ceil_div(B * T * OC, 256)), .block = dim3(256)}, add_bias, out, bias, B, T, OC);
+  }
+}
+
+// Views into one allocation, as llm.c's pointers are; each keeps the kind, tag and bounds of the
+// buffer it was cut from, and the buffer must outlive them.
+struct activation_tensors {
+  tensor ln;        // (B, T, C)
+  tensor fch;       // (B, T, OC)
+  tensor fch_gelu;  // (B, T, OC)
+};
+
+activation_tensors point_activations(tensor memory, std::array<std::size_t, 3> const& sizes)
+{
+  activation_tensors acts;
+  tensor* ptrs[] = {&acts.ln, &acts.fch, &acts.fch_gelu};
+  for (std::size_t i = 0; i < sizes.size(); i++) {
+    *ptrs[i] = memory.first(sizes[i]);  // out of range throws umsync::out_of_range
+    memory = memory.subspan(sizes[i]);
+  }
+  return acts;
+}
+
+struct model {
+  explicit model(umsync::stream_view<compute> s) : acts_memory(0, s) {}
+
+  const_tensor weight;  // (OC, C)
+  const_tensor bias;    // (OC), or empty
+  std::array<std::size_t, 3> act_sizes{};
+  umsync::async_pool_buffer<float, compute> acts_memory;  // empty (0 elements) until the first forward
+  activation_tensors acts;                                // empty spans until then
+};
+
+void forward(model& m, umsync::stream_view<compute> s, cublasHandle_t blas, std::vector<float> const& inputs)
+{
+  if (m.acts_memory.empty()) {
+    m.act_sizes = {std::size_t(B) * T * C, std::size_t(B) * T * OC, std::size_t(B) * T * OC};
+    m.acts_memory = umsync::async_pool_buffer<float, compute>(m.act_sizes[0] + m.act_sizes[1] + m.act_sizes[2], s);
+    m.acts = point_activations(m.acts_memory.span(), m.act_sizes);
+  }
+  umsync::copy_sync_pageable(m.acts.ln, inputs, s);  // a std::vector is pageable: the blocking copy
+  matmul_forward(s, blas, m.acts.fch, m.acts.ln, m.weight, m.bias, B, T, C, OC);
+  gelu_forward(s, m.acts.fch_gelu, m.acts.fch, B * T * OC);
+}
+
+}  // namespace after
+
+std::vector<float> random_floats(std::size_t n, std::mt19937& rng)
+{
+  std::uniform_real_distribution<float> d(-1.0F, 1.0F);
+  std::vector<float> v(n);
+  for (float& x : v) {
+    x = d(rng);
+  }
+  return v;
+}
+
+int compare(char const* what, std::vector<float> const& expected, std::vector<float> const& got)
+{
+  double worst = 0.0;
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    worst = std::fmax(worst, std::fabs(double(expected[i]) - got[i]) / (1.0 + std::fabs(double(expected[i]))));
+  }
+  bool const ok = worst <= 1e-5;
+  std::printf("porting: %s: before and after agree to %.2g (%s)\n", what, worst, ok ? "ok" : "FAILED");
+  return ok ? 0 : 1;
+}
+
+int run_both(std::mt19937& rng, bool with_bias)
+{
+  std::size_t const w_size = std::size_t(OC) * C;
+  std::size_t const out_size = std::size_t(B) * T * OC;
+  std::vector<float> const weight = random_floats(w_size, rng);
+  std::vector<float> const bias = random_floats(OC, rng);
+  std::vector<float> const inputs = random_floats(std::size_t(B) * T * C, rng);
+  std::vector<float> expected(out_size, std::nanf(""));
+  std::vector<float> got(out_size, std::nanf(""));
+
+  // before: the legacy default stream, raw pointers.
+  check_cublas(cublasCreate(&before::cublas_handle), "cublasCreate");
+  before::Model m{};
+  UMSYNC_CUDA_CHECK(cudaMalloc(&m.weight, w_size * sizeof(float)));
+  UMSYNC_CUDA_CHECK(cudaMemcpy(m.weight, weight.data(), w_size * sizeof(float), cudaMemcpyHostToDevice));
+  if (with_bias) {
+    UMSYNC_CUDA_CHECK(cudaMalloc(&m.bias, OC * sizeof(float)));
+    UMSYNC_CUDA_CHECK(cudaMemcpy(m.bias, bias.data(), OC * sizeof(float), cudaMemcpyHostToDevice));
+  }
+  before::forward(&m, inputs.data());
+  UMSYNC_CUDA_CHECK(cudaMemcpy(expected.data(), m.acts.fch_gelu, out_size * sizeof(float), cudaMemcpyDeviceToHost));
+  UMSYNC_CUDA_CHECK(cudaFree(m.acts_memory));
+  UMSYNC_CUDA_CHECK(cudaFree(m.bias));
+  UMSYNC_CUDA_CHECK(cudaFree(m.weight));
+  check_cublas(cublasDestroy(before::cublas_handle), "cublasDestroy");
+
+  // after: one tagged stream, buffers bound to it.
+  umsync::stream<after::compute> s;
+  cublasHandle_t blas = nullptr;
+  check_cublas(cublasCreate(&blas), "cublasCreate");
+  {
+    umsync::async_pool_buffer<float, after::compute> w(w_size, s);
+    umsync::async_pool_buffer<float, after::compute> b(with_bias ? OC : 0, s);
+    umsync::copy_sync_pageable(w, weight, s);
+    if (with_bias) {
+      umsync::copy_sync_pageable(b, bias, s);
+    }
+    after::model m2(s);
+    m2.weight = std::as_const(w).span();
+    m2.bias = std::as_const(b).span();
+    after::forward(m2, s, blas, inputs);
+    umsync::copy_sync_pageable(got, m2.acts.fch_gelu, s);
+  }
+  s.synchronize();
+  check_cublas(cublasDestroy(blas), "cublasDestroy");
+  return compare(with_bias ? "with bias" : "without bias (NULL / empty span)", expected, got);
+}
+
+}  // namespace
+
+int main()
+{
+  return umsync_example::run("porting", [](umsync::device_probe const&) {
+    std::mt19937 rng{std::random_device{}()};
+    return run_both(rng, true) | run_both(rng, false);
+  });
+}
