@@ -14,6 +14,14 @@
 
 #include <umsync/umsync.hpp>
 
+// Typed fills, float4 views and nullptr arguments (docs/porting.md, "Vectorized kernels, memsets,
+// null pointers"): compiled where umsync has them.
+#if __has_include(<umsync/memory/fill.hpp>) && __has_include(<umsync/memory/reinterpret_span.hpp>)
+#  include <umsync/memory/fill.hpp>
+#  include <umsync/memory/reinterpret_span.hpp>
+#  define UMSYNC_PORTING_EXTRAS 1
+#endif
+
 #include <cublas_v2.h>
 
 #include <array>
@@ -57,6 +65,28 @@ __global__ void add_bias(float* out, float const* bias, int B, int T, int OC)
   }
 }
 
+#if defined(UMSYNC_PORTING_EXTRAS)
+// A vectorized kernel, as llm.c's are: float memory read as float4.
+__global__ void residual_forward_kernel4(float4* out, float4 const* inp, int N4)
+{
+  int const i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < N4) {
+    float4 const a = out[i];
+    float4 const b = inp[i];
+    out[i] = make_float4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w);
+  }
+}
+
+// An optional pointer parameter: null means "no scale".
+__global__ void scale_kernel(float* out, float const* scale, int N)
+{
+  int const i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < N) {
+    out[i] *= scale != nullptr ? *scale : 1.0F;
+  }
+}
+#endif
+
 constexpr int B = 4, T = 64, C = 128, OC = 4 * C;
 
 namespace before {
@@ -77,7 +107,7 @@ void matmul_forward(float* out, float const* inp, float const* weight, float con
   check_cublas(cublasSgemm(cublas_handle, CUBLAS_OP_T, CUBLAS_OP_N, OC, B * T, C, &alpha, weight, C, inp, C, &beta, out,
                            OC),
                "cublasSgemm");
-  if (bias != NULL) {  // NOLINT: llm.c's spelling
+  if (bias != NULL) {  // llm.c spells it NULL
     add_bias<<<ceil_div(B * T * OC, 256), 256>>>(out, bias, B, T, OC);
     UMSYNC_CUDA_CHECK(cudaGetLastError());
   }
@@ -117,7 +147,7 @@ struct Model {
 
 void forward(Model* model, float const* inputs)
 {
-  if (model->acts_memory == NULL) {  // NOLINT: llm.c's spelling
+  if (model->acts_memory == NULL) {  // llm.c spells it NULL
     model->act_sizes[0] = std::size_t(B) * T * C;
     model->act_sizes[1] = std::size_t(B) * T * OC;
     model->act_sizes[2] = std::size_t(B) * T * OC;
@@ -205,6 +235,18 @@ void forward(model& m, umsync::stream_view<compute> s, cublasHandle_t blas, std:
   gelu_forward(s, m.acts.fch_gelu, m.acts.fch, B * T * OC);
 }
 
+#if defined(UMSYNC_PORTING_EXTRAS)
+// out = 1 + inp, where llm.c would write cudaMemset, (float4*) casts and a NULL argument.
+void extras(umsync::stream_view<compute> s, tensor out, const_tensor inp, int N)
+{
+  constexpr umsync::launch_config cfg{.grid = dim3(64), .block = dim3(256)};
+  umsync::fill(s, out, 1.0F);  // was cudaMemsetAsync (bytes only) or a fill kernel
+  umsync::launch(s, cfg, residual_forward_kernel4, umsync::reinterpret_span<float4>(out),
+                 umsync::reinterpret_span<float4 const>(inp), N / 4);  // was (float4*)out, (const float4*)inp
+  umsync::launch(s, cfg, scale_kernel, out, nullptr, N);               // no scale: nullptr, not NULL
+}
+#endif
+
 }  // namespace after
 
 std::vector<float> random_floats(std::size_t n, std::mt19937& rng)
@@ -237,6 +279,7 @@ int run_both(std::mt19937& rng, bool with_bias)
   std::vector<float> const inputs = random_floats(std::size_t(B) * T * C, rng);
   std::vector<float> expected(out_size, std::nanf(""));
   std::vector<float> got(out_size, std::nanf(""));
+  int extras_failed = 0;
 
   // before: the legacy default stream, raw pointers.
   check_cublas(cublasCreate(&before::cublas_handle), "cublasCreate");
@@ -270,10 +313,20 @@ int run_both(std::mt19937& rng, bool with_bias)
     m2.bias = std::as_const(b).span();
     after::forward(m2, s, blas, inputs);
     umsync::copy_sync_pageable(got, m2.acts.fch_gelu, s);
+#if defined(UMSYNC_PORTING_EXTRAS)
+    std::vector<float> sum(out_size, std::nanf(""));
+    after::extras(s, m2.acts.fch, m2.acts.fch_gelu, int(out_size));
+    umsync::copy_sync_pageable(sum, m2.acts.fch, s);
+    std::vector<float> one_plus(out_size);
+    for (std::size_t i = 0; i < out_size; ++i) {
+      one_plus[i] = 1.0F + got[i];
+    }
+    extras_failed = compare("fill, float4 view, nullptr", one_plus, sum);
+#endif
   }
   s.synchronize();
   check_cublas(cublasDestroy(blas), "cublasDestroy");
-  return compare(with_bias ? "with bias" : "without bias (NULL / empty span)", expected, got);
+  return compare(with_bias ? "with bias" : "without bias (NULL / empty span)", expected, got) | extras_failed;
 }
 
 }  // namespace
