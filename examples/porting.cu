@@ -22,6 +22,13 @@
 #  define UMSYNC_PORTING_EXTRAS 1
 #endif
 
+// A cuBLAS handle bound to the stream once (docs/porting.md, "A cuBLAS call"): compiled where
+// umsync has it.
+#if __has_include(<umsync/cublas.hpp>)
+#  include <umsync/cublas.hpp>
+#  define UMSYNC_PORTING_BOUND_HANDLE 1
+#endif
+
 #include <cublas_v2.h>
 
 #include <array>
@@ -235,6 +242,18 @@ void forward(model& m, umsync::stream_view<compute> s, cublasHandle_t blas, std:
   gelu_forward(s, m.acts.fch_gelu, m.acts.fch, B * T * OC);
 }
 
+#if defined(UMSYNC_PORTING_BOUND_HANDLE)
+// The same GEMM through a handle bound to the stream once: one line, the memory still checked.
+void matmul_forward_bound(umsync::bound_handle<compute, cublasHandle_t> const& blas, tensor out, const_tensor inp,
+                          const_tensor weight, int B, int T, int C, int OC)
+{
+  float const alpha = 1.0F, beta = 0.0F;
+  check_cublas(blas.call(cublasSgemm, CUBLAS_OP_T, CUBLAS_OP_N, OC, B * T, C, &alpha, weight, C, inp, C, &beta, out,
+                         OC),
+               "cublasSgemm");
+}
+#endif
+
 #if defined(UMSYNC_PORTING_EXTRAS)
 // out = 1 + inp, where llm.c would write cudaMemset, (float4*) casts and a NULL argument.
 void extras(umsync::stream_view<compute> s, tensor out, const_tensor inp, int N)
@@ -313,6 +332,16 @@ int run_both(std::mt19937& rng, bool with_bias)
     m2.bias = std::as_const(b).span();
     after::forward(m2, s, blas, inputs);
     umsync::copy_sync_pageable(got, m2.acts.fch_gelu, s);
+#if defined(UMSYNC_PORTING_BOUND_HANDLE)
+    if (!with_bias) {  // the bound handle's GEMM, then gelu: the same result as the lambda's
+      umsync::bound_handle bound(blas, s);
+      after::matmul_forward_bound(bound, m2.acts.fch, m2.acts.ln, m2.weight, B, T, C, OC);
+      after::gelu_forward(s, m2.acts.fch_gelu, m2.acts.fch, B * T * OC);
+      std::vector<float> again(out_size, std::nanf(""));
+      umsync::copy_sync_pageable(again, m2.acts.fch_gelu, s);
+      extras_failed |= compare("bound cuBLAS handle", got, again);
+    }
+#endif
 #if defined(UMSYNC_PORTING_EXTRAS)
     std::vector<float> sum(out_size, std::nanf(""));
     after::extras(s, m2.acts.fch, m2.acts.fch_gelu, int(out_size));
@@ -321,7 +350,7 @@ int run_both(std::mt19937& rng, bool with_bias)
     for (std::size_t i = 0; i < out_size; ++i) {
       one_plus[i] = 1.0F + got[i];
     }
-    extras_failed = compare("fill, float4 view, nullptr", one_plus, sum);
+    extras_failed |= compare("fill, float4 view, nullptr", one_plus, sum);
 #endif
   }
   s.synchronize();
