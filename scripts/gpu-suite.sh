@@ -75,8 +75,7 @@ fi
 if want tests; then
   step build "$out/build.log" cmake --build "$build" -j "$jobs"
 elif want bench; then
-  bench_targets=(umsync_bench)
-  [ -d "$build/bench/CMakeFiles/umsync_rmm_bench.dir" ] && bench_targets+=(umsync_rmm_bench)  # RMM found
+  bench_targets=(umsync_benchmarks)  # every benchmark executable configure made (bench/CMakeLists.txt)
   step build "$out/build.log" cmake --build "$build" -j "$jobs" --target "${bench_targets[@]}"
 fi
 

@@ -12,6 +12,9 @@
 # UMSYNC_BENCH_MIN_TIME (default 0.2) tune every family that does not fix its own;
 # UMSYNC_BENCH_NO_PLOTS=1 writes the report's tables only (no matplotlib needed or installed).
 # UMSYNC_BENCH_GROUPS="graphs nccl" runs only the named groups (the names below).
+# UMSYNC_BENCH_EXECUTABLES="umsync_bench umsync_rmm_bench" (set by the bench tests from what
+# configure made) names the executables that must be there: one missing fails the run before
+# anything is measured, instead of its group reading "not in this build".
 # UMSYNC_BENCH_QUICK=1 is the quick run (`cmake --workflow --preset bench-quick`): every family
 # at the one size scripts/bench_quick_filter.txt picks, 2 repetitions and min time 0.05 s unless
 # the two variables above say otherwise, umsync_quick=1 in the JSON context, the report marked
@@ -91,6 +94,7 @@ families_of() { sed -E 's#[/<].*##' | awk 'NF && !seen[$0]++'; }  # names in, fa
 # pick of bench_quick_filter.txt, and every size of a family the file does not name).
 g_part=() g_filter=() g_names=() g_ref=() g_count=() g_families=() g_bench=()
 n_groups=0 n_families=0 n_benchmarks=0 ref_total=0
+unbuilt=()
 for group in "${groups[@]}"; do
   IFS=: read -r part ref_full ref_quick filter exe <<<"$group"
   if [ -n "${UMSYNC_BENCH_GROUPS:-}" ] && [[ " $UMSYNC_BENCH_GROUPS " != *" $part "* ]]; then
@@ -100,6 +104,9 @@ for group in "${groups[@]}"; do
   if [ -n "$exe" ]; then
     group_bench=$(dirname "$bench")/$exe
     names=""
+    if [ ! -x "$group_bench" ] && [[ " ${UMSYNC_BENCH_EXECUTABLES:-} " == *" $exe "* ]]; then
+      unbuilt+=("$exe")  # configured, so the build step skipped it: the verdict would lack its decision
+    fi
     [ -x "$group_bench" ] && names=$("$group_bench" --benchmark_list_tests=true --benchmark_filter="$filter" 2>/dev/null |
       grep -v '^umsync_bench on ')
   else
@@ -130,6 +137,12 @@ for group in "${groups[@]}"; do
   g_part+=("$part") g_filter+=("$filter") g_names+=("$names") g_ref+=("$ref") g_count+=("$count")
   g_families+=("$families") g_bench+=("$group_bench")
 done
+
+if [ ${#unbuilt[@]} -gt 0 ]; then
+  echo "run-benchmarks: ${unbuilt[*]} was configured but is not built next to $bench; build the target" \
+    "umsync_benchmarks (every benchmark executable configured), e.g. cmake --build --preset bench" >&2
+  exit 1
+fi
 
 # Time to go, from group $1 on, $2 s into it with $3 of its $4 benchmarks done: the rest of
 # the group at the pace its done benchmarks set (else its reference time scaled by this run's

@@ -223,6 +223,18 @@ class RunBenchmarks(unittest.TestCase):
         self.assertIn("nccl: not in this build", result.stdout)
         self.assertIn("graphs: group 7 of 7, family 25 of 25 (1 benchmark)", result.stdout)
 
+    def test_a_configured_executable_that_is_not_built_fails_before_measuring(self):
+        # The bench tests name what configure made; a group whose executable is missing then is a
+        # build that skipped it (the main job once lost its RMM decision so), not a smaller build.
+        result = self.run_script(UMSYNC_BENCH_QUICK="1", UMSYNC_BENCH_EXECUTABLES="umsync_bench umsync_rmm_bench")
+        self.assertEqual(result.returncode, 1, result.stdout + result.stderr)
+        self.assertIn("umsync_rmm_bench was configured but is not built", result.stderr)
+        self.assertIn("umsync_benchmarks", result.stderr)
+        self.assertFalse(os.path.exists(self.log), "a benchmark ran")
+        result = self.run_script(UMSYNC_BENCH_QUICK="1", UMSYNC_BENCH_EXECUTABLES="umsync_bench")
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        self.assertIn("rmm: not in this build", result.stdout)
+
     @unittest.skipUnless(shutil.which("g++") and os.path.exists("/usr/include/benchmark/benchmark.h"),
                          "g++ or Google Benchmark's headers are missing")
     def test_google_benchmark_selects_what_the_script_counted(self):
