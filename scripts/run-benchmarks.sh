@@ -82,6 +82,7 @@ groups=(
   "library_calls:20:4:^library_call_"
   "barriers:37:6:^barrier_|^warp_specialized"
   "graphs:68:5:^graph_"
+  "launch_chain:20:4:^launch_chain_"
   "nccl:46:3:^nccl_"
   "rmm:20:4:^rmm_:umsync_rmm_bench"
 )
