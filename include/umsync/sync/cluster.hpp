@@ -6,6 +6,7 @@
 //   {
 //     __shared__ unsigned partial;
 //     partial = block_sum(in);                          // this block's own shared memory
+//     unsigned total = 0;
 //     {
 //       umsync::cluster_shared_scope scope;             // opening barrier: every block has started
 //       auto const peer = scope.map(&partial, umsync::cluster::block_rank() ^ 1U);
