@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Zero-cost check of umsync's typed barriers on the generated code.
+# Zero-cost check of umsync's typed device-side code on the generated code.
 #   bash scripts/sass-check.sh BUILD_DIR
-# Compiles test/sass/barrier_sass.cu to a cubin (nvcc of BUILD_DIR, release flags, no
-# UMSYNC_DEBUG), dumps its SASS with cuobjdump and requires, for every pair raw_<name> /
-# umsync_<name>: identical instruction sequences, and for barrier pairs identical BAR lines whose
-# id and count are immediate operands. Prints what it compared; exits non-zero on a difference.
+# Compiles each test/sass/*.cu to a cubin (nvcc of BUILD_DIR, release flags, no UMSYNC_DEBUG),
+# dumps its SASS with cuobjdump and requires, for every pair raw_<name> / umsync_<name>:
+# identical instruction sequences; for barrier pairs identical BAR lines whose id and count are
+# immediate operands; for cluster pairs (cluster_*) identical cluster barrier (UCGABAR_*) lines.
+# Prints what it compared; exits non-zero on a difference. cuobjdump is looked for next to nvcc,
+# then as $CUOBJDUMP, then on PATH (it needs nvdisasm: next to it, on PATH or in NVDISASM_PATH).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:?usage: sass-check.sh BUILD_DIR}" && pwd)
@@ -13,6 +15,7 @@ cache="$build/CMakeCache.txt"
 nvcc=$(sed -n 's/^CMAKE_CUDA_COMPILER:[A-Z]*=//p' "$cache" 2>/dev/null || true)
 [ -x "${nvcc:-}" ] || nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 cuobjdump="$(dirname "$nvcc")/cuobjdump"
+[ -x "$cuobjdump" ] || cuobjdump=${CUOBJDUMP:-}
 [ -x "$cuobjdump" ] || cuobjdump=$(command -v cuobjdump || true)
 if [ -z "$cuobjdump" ]; then
   echo "sass-check: cuobjdump not found next to $nvcc nor on PATH" >&2
@@ -24,17 +27,24 @@ arch=${arch:-90}
 work="$build/sass-check"
 mkdir -p "$work"
 echo "sass-check: $nvcc -arch=sm_$arch, $cuobjdump"
-"$nvcc" -std=c++20 -O3 -arch="sm_$arch" -cubin -I"$root/include" -o "$work/barrier_sass.cubin" \
-  "$root/test/sass/barrier_sass.cu"
-"$cuobjdump" --dump-sass "$work/barrier_sass.cubin" >"$work/barrier_sass.sass"
+dumps=()
+for source in "$root"/test/sass/*.cu; do
+  stem=$(basename "$source" .cu)
+  "$nvcc" -std=c++20 -O3 -arch="sm_$arch" -cubin -I"$root/include" -o "$work/$stem.cubin" "$source"
+  "$cuobjdump" --dump-sass "$work/$stem.cubin" >"$work/$stem.sass"
+  dumps+=("$work/$stem.sass")
+done
 
-python3 - "$work/barrier_sass.sass" <<'PY'
+python3 - "${dumps[@]}" <<'PY'
 import re, sys
 
 functions, current = {}, None
-for line in open(sys.argv[1]):
+for line in (line for dump in sys.argv[1:] for line in open(dump)):
     m = re.search(r"Function : (\S+)", line)
     if m:
+        if m.group(1) in functions:
+            print(f"FAIL: kernel {m.group(1)} defined in two test/sass files")
+            sys.exit(1)
         current = functions.setdefault(m.group(1), [])
         continue
     m = re.match(r"\s*/\*[0-9a-f]{4,}\*/\s+(.*?)\s*;", line)
@@ -53,8 +63,10 @@ for name in names:
         print(f"FAIL {name}: umsync_{name} missing")
         failures += 1
         continue
-    raw_bar = [i for i in raw if i.startswith("BAR")]
-    typed_bar = [i for i in typed if i.startswith("BAR")]
+    cluster = name.startswith("cluster_")
+    barrier_prefix = "UCGABAR" if cluster else "BAR"
+    raw_bar = [i for i in raw if i.startswith(barrier_prefix)]
+    typed_bar = [i for i in typed if i.startswith(barrier_prefix)]
     problems = []
     if raw != typed:
         diff = next((k for k, (a, b) in enumerate(zip(raw, typed)) if a != b), min(len(raw), len(typed)))
@@ -62,8 +74,12 @@ for name in names:
                         f"({len(raw)} vs {len(typed)} instructions): "
                         f"{raw[diff] if diff < len(raw) else '-'} | {typed[diff] if diff < len(typed) else '-'}")
     if raw_bar != typed_bar:
-        problems.append(f"BAR lines differ: {raw_bar} vs {typed_bar}")
-    if name != "syncwarp":
+        problems.append(f"barrier lines differ: {raw_bar} vs {typed_bar}")
+    if cluster:
+        if not any(i.startswith("UCGABAR_ARV") for i in typed_bar) or not any(
+                i.startswith("UCGABAR_WAIT") for i in typed_bar):
+            problems.append("no cluster barrier (UCGABAR_ARV and UCGABAR_WAIT)")
+    elif name != "syncwarp":
         if not typed_bar:
             problems.append("no BAR instruction")
         problems += [f"not immediate: {i}" for i in typed_bar if not bar_immediate.match(i)]
