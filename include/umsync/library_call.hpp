@@ -91,10 +91,7 @@ decltype(auto) library_argument(Argument&& argument, cudaStream_t stream, std::s
   if constexpr (memory_range<std::remove_reference_t<Argument>>) {
     return memory_argument<pointer_receiver::library_call, StreamTag, Param>(argument, stream, "umsync::library_call",
                                                                              where);
-  } else if constexpr (!std::is_convertible_v<Argument&&, Param>) {
-    static_assert(detail::dependent_false<Argument>,
-                  "umsync: a library_call argument does not convert to its parameter of the callable; memory must be "
-                  "an umsync buffer, a memory_span or a type that answers umsync_memory (memory/memory_range.hpp)");
+  } else if constexpr (!non_memory_argument_allowed<pointer_receiver::library_call, Param, Argument&&>()) {
     return rejected_argument<Param>();
   } else {
     note_raw_pointer_argument<Param>(argument, stream, where);

@@ -101,6 +101,35 @@ constexpr bool memory_parameter_allowed() noexcept
   return !rules::broken;
 }
 
+/// States the rules for an argument that is not memory (`Argument`, as forwarded) passed as
+/// `Param` to `Receiver`; true when it converts. nullptr converts to any pointer parameter (it
+/// is no memory: nothing to check). NULL or 0 arrives as an integer (NULL is a long), which no
+/// pointer parameter takes once forwarded: its message says what to pass instead.
+template <pointer_receiver Receiver, class Param, class Argument>
+constexpr bool non_memory_argument_allowed() noexcept
+{
+  constexpr bool converts = std::is_convertible_v<Argument, Param>;
+  using value = std::remove_cvref_t<Argument>;
+  constexpr bool integer_for_pointer = !converts && std::is_pointer_v<Param> && std::is_integral_v<value> &&
+                                       !std::is_same_v<value, bool>;
+  if constexpr (Receiver == pointer_receiver::kernel) {
+    static_assert(!integer_for_pointer,
+                  "umsync: an integer (NULL or 0) is passed to a kernel parameter that is a pointer; pass nullptr for "
+                  "no memory, or an empty memory_span");
+    static_assert(converts || integer_for_pointer,
+                  "umsync: a launch argument does not convert to its kernel parameter; memory must be an umsync "
+                  "buffer, a memory_span or a type that answers umsync_memory (memory/memory_range.hpp)");
+  } else {
+    static_assert(!integer_for_pointer,
+                  "umsync: an integer (NULL or 0) is passed to a library call's parameter that is a pointer; pass "
+                  "nullptr for no memory, or an empty memory_span");
+    static_assert(converts || integer_for_pointer,
+                  "umsync: a library_call argument does not convert to its parameter of the callable; memory must be "
+                  "an umsync buffer, a memory_span or a type that answers umsync_memory (memory/memory_range.hpp)");
+  }
+  return converts;
+}
+
 /// The pointer `Receiver` gets, as its parameter `Param`, for `argument` (memory) on `stream`,
 /// tagged `StreamTag`; `operation` names the call in UMSYNC_DEBUG messages ("umsync::launch").
 template <pointer_receiver Receiver, class StreamTag, class Param, class Argument>
