@@ -2,6 +2,7 @@
 // memory, each result against a host reference on fresh random inputs, outputs poisoned.
 #include "support/gpu_test.hpp"
 
+#include <umsync/cublas.hpp>
 #include <umsync/exec_policy.hpp>
 #include <umsync/library_call.hpp>
 #include <umsync/memory/async_pool_buffer.hpp>
@@ -22,6 +23,7 @@
 #include <functional>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace {
@@ -143,6 +145,68 @@ TEST_CASE("library_call: cuBLAS SGEMM on typed buffers matches the host")
       }
       double const got = c_host[std::size_t(j) * m + i];
       wrong += std::abs(got - want) <= 1e-4 + 1e-4 * std::abs(want) ? 0 : 1;  // NaN counts as wrong
+    }
+  }
+  CHECK(wrong == 0);
+}
+
+TEST_CASE("bound_handle: cuBLAS SGEMM in one line matches the host, also after other code moved the handle")
+{
+  blas_handle const blas;
+  auto rng = umsync_test::make_rng();
+  int const m = 64 + static_cast<int>(rng() % 64);
+  int const n = 64 + static_cast<int>(rng() % 64);
+  int const k = 64 + static_cast<int>(rng() % 64);
+  umsync::stream<compute> const s;
+  umsync::stream<> const elsewhere;
+  warm_up_sgemm(blas, s, m, n, k);  // see the SGEMM test above: cuBLAS's per-shape state first
+  umsync_test::memory_baseline const baseline;
+  std::vector<float> const a = random_floats(rng, std::size_t(m) * k);
+  std::vector<float> const b = random_floats(rng, std::size_t(k) * n);
+  umsync::pinned_buffer<float> a_host(a.size());
+  umsync::pinned_buffer<float> b_host(b.size());
+  umsync::pinned_buffer<float> c_host(std::size_t(m) * n);
+  umsync::pinned_buffer<float> d_host(std::size_t(m) * n);
+  std::fill(c_host.begin(), c_host.end(), std::nanf(""));  // poison
+  std::fill(d_host.begin(), d_host.end(), std::nanf(""));
+  {
+    auto const a_dev = upload(a, s, a_host);
+    auto const b_dev = upload(b, s, b_host);
+    umsync::async_pool_buffer<float, compute> c_dev(c_host.size(), s);
+    umsync::async_pool_buffer<float, compute> d_dev(d_host.size(), s);
+    umsync::copy_async(c_dev, c_host, s);  // the poison on the device too
+    umsync::copy_async(d_dev, d_host, s);
+    float const one = 1.0F;
+    float const zero = 0.0F;
+    umsync::bound_handle const bound(blas.get(), s);
+    static_assert(std::is_same_v<decltype(bound), umsync::bound_handle<compute, cublasHandle_t> const>);
+    cublasStatus_t const first = bound.call(cublasSgemm, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &one, a_dev, m, b_dev, k,
+                                            &zero, c_dev, m);
+    CHECK(first == CUBLAS_STATUS_SUCCESS);
+    cudaStream_t current = nullptr;
+    REQUIRE(cublasGetStream(blas.get(), &current) == CUBLAS_STATUS_SUCCESS);
+    CHECK(current == s.get());
+    // Other code moves the handle to another stream; the next bound call moves it back.
+    REQUIRE(cublasSetStream(blas.get(), elsewhere.get()) == CUBLAS_STATUS_SUCCESS);
+    cublasStatus_t const second = bound.call(cublasSgemm, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &one, a_dev, m, b_dev, k,
+                                             &zero, d_dev, m);
+    CHECK(second == CUBLAS_STATUS_SUCCESS);
+    REQUIRE(cublasGetStream(blas.get(), &current) == CUBLAS_STATUS_SUCCESS);
+    CHECK(current == s.get());
+    umsync::copy_async(c_host, c_dev, s);
+    umsync::copy_async(d_host, d_dev, s);
+    s.synchronize();
+  }
+  std::size_t wrong = 0;
+  for (int j = 0; j < n; ++j) {
+    for (int i = 0; i < m; ++i) {
+      double want = 0;
+      for (int l = 0; l < k; ++l) {
+        want += double(a[std::size_t(l) * m + i]) * double(b[std::size_t(j) * k + l]);
+      }
+      for (float const got : {c_host[std::size_t(j) * m + i], d_host[std::size_t(j) * m + i]}) {
+        wrong += std::abs(double(got) - want) <= 1e-4 + 1e-4 * std::abs(want) ? 0 : 1;  // NaN counts as wrong
+      }
     }
   }
   CHECK(wrong == 0);

@@ -64,6 +64,7 @@ template <class R, class... P>
 struct callable_parameters<R (*)(P...)> {
   static constexpr bool known = true;
   using type = parameter_list<P...>;
+  using result = R;
 };
 template <class R, class... P>
 struct callable_parameters<R (*)(P...) noexcept> : callable_parameters<R (*)(P...)> {};
@@ -90,10 +91,7 @@ decltype(auto) library_argument(Argument&& argument, cudaStream_t stream, std::s
   if constexpr (memory_range<std::remove_reference_t<Argument>>) {
     return memory_argument<pointer_receiver::library_call, StreamTag, Param>(argument, stream, "umsync::library_call",
                                                                              where);
-  } else if constexpr (!std::is_convertible_v<Argument&&, Param>) {
-    static_assert(detail::dependent_false<Argument>,
-                  "umsync: a library_call argument does not convert to its parameter of the callable; memory must be "
-                  "an umsync buffer, a memory_span or a type that answers umsync_memory (memory/memory_range.hpp)");
+  } else if constexpr (!non_memory_argument_allowed<pointer_receiver::library_call, Param, Argument&&>()) {
     return rejected_argument<Param>();
   } else {
     note_raw_pointer_argument<Param>(argument, stream, where);
@@ -131,6 +129,47 @@ struct generic_parameter<Argument> {
   using type = memory_pointer_t<Argument>;
 };
 
+/// Stands in for the result of a call whose callable umsync cannot read (a generic callable that
+/// does not accept the arguments): converts to whatever the caller's code expects, so that the
+/// rule's message is the only error.
+struct rejected_result {
+  template <class T>
+  operator T() const noexcept  // NOLINT: converts to anything, on purpose
+  {
+    std::abort();
+  }
+};
+
+/// What library_call(stream, call, args...) returns: the callable's result, as its signature or
+/// its call with the arguments says. Every branch that rejects a call returns it too, so a
+/// result used as documented (`cublasStatus_t const status = library_call(...)`) adds no error
+/// of its own to the rule's message.
+template <class F, class... Args>
+struct library_result {
+  using type = rejected_result;
+};
+template <class F, class... Args>
+requires callable_parameters_of<F>::known struct library_result<F, Args...> {
+  using type = typename callable_parameters_of<F>::result;
+};
+template <class F, class... Args>
+  requires(!callable_parameters_of<F>::known &&
+           std::is_invocable_v<F, cudaStream_t, typename generic_parameter<Args>::type...>)
+struct library_result<F, Args...> {
+  using type = std::invoke_result_t<F, cudaStream_t, typename generic_parameter<Args>::type...>;
+};
+template <class F, class... Args>
+using library_result_t = typename library_result<F, Args...>::type;
+
+/// The result of a rejected call, once its static_assert has fired.
+template <class Result>
+Result rejected_call() noexcept
+{
+  if constexpr (!std::is_void_v<Result>) {
+    return rejected_argument<Result>();
+  }
+}
+
 template <class StreamTag, class F, class... Params, class... Args>
 decltype(auto) call_with_parameters(parameter_list<cudaStream_t, Params...>, cudaStream_t stream, F&& call,
                                     std::source_location const& where, Args&&... args)
@@ -145,9 +184,10 @@ decltype(auto) call_with_parameters(parameter_list<cudaStream_t, Params...>, cud
 /// Calls `call(raw_stream, arguments...)`, each memory argument given as a raw pointer once
 /// its rules hold; returns what `call` returns.
 template <stream_handle Stream, class F, class... Args>
-decltype(auto) library_call(Stream const& stream, F&& call, Args&&... args)
+detail::library_result_t<F, Args...> library_call(Stream const& stream, F&& call, Args&&... args)
 {
   using tag = typename Stream::tag_type;
+  using result = detail::library_result_t<F, Args...>;
   using callable = detail::callable_parameters_of<F>;
   // UMSYNC_DEBUG messages name this line: a variadic call has no place for a defaulted `where`.
   std::source_location const where = std::source_location::current();
@@ -157,12 +197,14 @@ decltype(auto) library_call(Stream const& stream, F&& call, Args&&... args)
       static_assert(detail::dependent_false<F>,
                     "umsync: library_call needs one argument per parameter of the callable after its first, the raw "
                     "cudaStream_t");
+      return detail::rejected_call<result>();
     } else {
-      return [&]<class First, class... Params>(detail::parameter_list<First, Params...>) -> decltype(auto) {
+      return [&]<class First, class... Params>(detail::parameter_list<First, Params...>) -> result {
         if constexpr (!std::is_same_v<std::remove_cvref_t<First>, cudaStream_t>) {
           static_assert(detail::dependent_false<First>,
                         "umsync: library_call's callable takes the raw cudaStream_t as its first parameter; the "
                         "library's work goes to that stream");
+          return detail::rejected_call<result>();
         } else {
           return detail::call_with_parameters<tag>(detail::parameter_list<cudaStream_t, Params...>{}, stream.get(),
                                                    std::forward<F>(call), where, std::forward<Args>(args)...);
@@ -173,17 +215,20 @@ decltype(auto) library_call(Stream const& stream, F&& call, Args&&... args)
     static_assert(detail::dependent_false<F>,
                   "umsync: library_call's callable cannot be called with the raw cudaStream_t and the arguments "
                   "(memory given as T*, or T const* for read-only memory)");
+    return detail::rejected_call<result>();
   } else {
     return std::invoke(std::forward<F>(call), stream.get(),
                        detail::generic_library_argument<tag>(std::forward<Args>(args), stream.get(), where)...);
   }
 }
 
-/// A raw cudaStream_t names no tag to check memory against: adopt it as a view first.
+/// A raw cudaStream_t names no tag to check memory against: adopt it as a view first. It
+/// returns what the callable would, so that a used result adds no error to the message.
 template <class F, class... Args>
-void library_call(cudaStream_t, F&&, Args&&...)  // exists to reject with a message
+detail::library_result_t<F, Args...> library_call(cudaStream_t, F&&, Args&&...)  // exists to reject with a message
 {
   detail::reject_raw_stream<F>();
+  return detail::rejected_call<detail::library_result_t<F, Args...>>();
 }
 
 UMSYNC_NAMESPACE_END

@@ -1,6 +1,6 @@
 // Rule: umsync does not reinterpret memory. A buffer of float passed where the kernel takes
 // int* names the rule (memory of T goes to T* or T const*).
-// expect-error: umsync: memory is passed to a kernel parameter that is not a pointer to its element type; umsync does not reinterpret memory: the parameter must be T* or T const* for memory of T
+// expect-error: umsync: memory is passed to a kernel parameter that is not a pointer to its element type; umsync does not reinterpret memory: the parameter must be T* or T const* for memory of T (umsync::reinterpret_span views it as another element type)
 #include <umsync/launch.hpp>
 #include <umsync/memory/async_pool_buffer.hpp>
 #include <umsync/stream.hpp>

@@ -8,7 +8,8 @@
 //   - memory bound to tag A is used on streams tagged A only;
 //   - pageable host memory is refused (the queued work reads it later, on the device);
 //   - read-only memory goes to a T const* parameter only;
-//   - memory of T goes to T* or T const*, never reinterpreted.
+//   - memory of T goes to T* or T const*, never reinterpreted (a library's void* or void const*
+//     parameter takes any memory's bytes; a kernel's does not).
 //
 // A rule that breaks is a static_assert whose message names it; the receiver (a kernel, or a
 // library call's callable) is named where the wording differs. UMSYNC_DEBUG builds then check
@@ -47,17 +48,22 @@ template <class Param>
   std::abort();
 }
 
-/// The rules memory whose span is `Span` meets as parameter `Param` on a stream tagged
-/// `StreamTag`.
-template <class StreamTag, class Param, class Span>
+/// The rules memory whose span is `Span` meets as parameter `Param` of `Receiver` on a stream
+/// tagged `StreamTag`. A library's void* (or void const*) parameter takes memory of any element:
+/// the library reads bytes (cudaMemsetAsync, cublasLtMatmul, cublasGemmEx); a kernel's does not.
+template <pointer_receiver Receiver, class StreamTag, class Param, class Span>
 struct memory_parameter_rules {
   using element = typename Span::element_type;
   static constexpr bool host_only = Span::kind == memory_kind::pageable_host;
   static constexpr bool foreign = !usable_on_stream<typename Span::bound_tag_type, StreamTag>;
   static constexpr bool writes_read_only = is_pointer_to_writable<Param> && std::is_const_v<element>;
+  static constexpr bool untyped_library_pointer = Receiver == pointer_receiver::library_call &&
+                                                  std::is_pointer_v<Param> &&
+                                                  std::is_void_v<std::remove_pointer_t<Param>>;
   static constexpr bool other_element =
-      !std::is_pointer_v<Param> ||
-      !std::is_same_v<std::remove_cv_t<std::remove_pointer_t<Param>>, std::remove_const_t<element>>;
+      !untyped_library_pointer &&
+      (!std::is_pointer_v<Param> ||
+       !std::is_same_v<std::remove_cv_t<std::remove_pointer_t<Param>>, std::remove_const_t<element>>);
   static constexpr bool broken = host_only || foreign || writes_read_only || other_element;
   /// A T const* parameter only reads, whatever the caller could have allowed.
   static constexpr bool read_only = std::is_const_v<element> || !is_pointer_to_writable<Param>;
@@ -68,7 +74,7 @@ struct memory_parameter_rules {
 template <pointer_receiver Receiver, class StreamTag, class Param, class Span>
 constexpr bool memory_parameter_allowed() noexcept
 {
-  using rules = memory_parameter_rules<StreamTag, Param, Span>;
+  using rules = memory_parameter_rules<Receiver, StreamTag, Param, Span>;
   if constexpr (Receiver == pointer_receiver::kernel) {
     static_assert(!rules::host_only,
                   "umsync: a kernel cannot read pageable host memory; use pinned, managed or device memory");
@@ -87,7 +93,8 @@ constexpr bool memory_parameter_allowed() noexcept
                   "or pass memory the caller may write");
     static_assert(rules::writes_read_only || !rules::other_element,
                   "umsync: memory is passed to a kernel parameter that is not a pointer to its element type; "
-                  "umsync does not reinterpret memory: the parameter must be T* or T const* for memory of T");
+                  "umsync does not reinterpret memory: the parameter must be T* or T const* for memory of T "
+                  "(umsync::reinterpret_span views it as another element type)");
   } else {
     static_assert(!rules::writes_read_only,
                   "umsync: read-only memory (a const buffer, a span of const, a shared view or a read-only phase's "
@@ -95,10 +102,39 @@ constexpr bool memory_parameter_allowed() noexcept
                   "parameter T const*, or pass memory the caller may write");
     static_assert(rules::writes_read_only || !rules::other_element,
                   "umsync: memory is passed to a library call's parameter that is not a pointer to its element type; "
-                  "umsync does not reinterpret memory: the callable's parameter must be T* or T const* for memory "
-                  "of T (cast inside the callable where the library takes void*)");
+                  "umsync does not reinterpret memory: the callable's parameter must be T*, T const* or void* for "
+                  "memory of T (umsync::reinterpret_span views it as another element type)");
   }
   return !rules::broken;
+}
+
+/// States the rules for an argument that is not memory (`Argument`, as forwarded) passed as
+/// `Param` to `Receiver`; true when it converts. nullptr converts to any pointer parameter (it
+/// is no memory: nothing to check). NULL or 0 arrives as an integer (NULL is a long), which no
+/// pointer parameter takes once forwarded: its message says what to pass instead.
+template <pointer_receiver Receiver, class Param, class Argument>
+constexpr bool non_memory_argument_allowed() noexcept
+{
+  constexpr bool converts = std::is_convertible_v<Argument, Param>;
+  using value = std::remove_cvref_t<Argument>;
+  constexpr bool integer_for_pointer = !converts && std::is_pointer_v<Param> && std::is_integral_v<value> &&
+                                       !std::is_same_v<value, bool>;
+  if constexpr (Receiver == pointer_receiver::kernel) {
+    static_assert(!integer_for_pointer,
+                  "umsync: an integer (NULL or 0) is passed to a kernel parameter that is a pointer; pass nullptr for "
+                  "no memory, or an empty memory_span");
+    static_assert(converts || integer_for_pointer,
+                  "umsync: a launch argument does not convert to its kernel parameter; memory must be an umsync "
+                  "buffer, a memory_span or a type that answers umsync_memory (memory/memory_range.hpp)");
+  } else {
+    static_assert(!integer_for_pointer,
+                  "umsync: an integer (NULL or 0) is passed to a library call's parameter that is a pointer; pass "
+                  "nullptr for no memory, or an empty memory_span");
+    static_assert(converts || integer_for_pointer,
+                  "umsync: a library_call argument does not convert to its parameter of the callable; memory must be "
+                  "an umsync buffer, a memory_span or a type that answers umsync_memory (memory/memory_range.hpp)");
+  }
+  return converts;
 }
 
 /// The pointer `Receiver` gets, as its parameter `Param`, for `argument` (memory) on `stream`,
@@ -113,8 +149,8 @@ Param memory_argument(Argument& argument, cudaStream_t stream, char const* opera
     auto const memory = memory_of(argument);
     debug_check_memory_kind(memory, debug::consumer::kernel, operation, where);
     debug::note_access(memory.data(), memory.size_bytes(), stream,
-                       memory_parameter_rules<StreamTag, Param, span>::read_only ? debug::access::read
-                                                                                 : debug::access::write,
+                       memory_parameter_rules<Receiver, StreamTag, Param, span>::read_only ? debug::access::read
+                                                                                           : debug::access::write,
                        where);
     return memory.data();
   }
