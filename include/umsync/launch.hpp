@@ -67,10 +67,7 @@ decltype(auto) kernel_argument(Argument&& argument, cudaStream_t stream, std::so
         static_cast<pointer>(kernel_argument<StreamTag, pointer>(std::forward<Argument>(argument), stream, where)));
   } else if constexpr (memory_range<std::remove_reference_t<Argument>>) {
     return memory_argument<pointer_receiver::kernel, StreamTag, Param>(argument, stream, "umsync::launch", where);
-  } else if constexpr (!std::is_convertible_v<Argument&&, Param>) {
-    static_assert(detail::dependent_false<Argument>,
-                  "umsync: a launch argument does not convert to its kernel parameter; memory must be an umsync "
-                  "buffer, a memory_span or a type that answers umsync_memory (memory/memory_range.hpp)");
+  } else if constexpr (!non_memory_argument_allowed<pointer_receiver::kernel, Param, Argument&&>()) {
     return rejected_argument<Param>();
   } else {
     note_raw_pointer_argument<Param>(argument, stream, where);
