@@ -179,7 +179,8 @@ class async_pool_buffer {
       : async_pool_buffer(count, stream, std::nullopt, where)
   {}
 
-  /// `count` elements from `pool`, bound to `stream`.
+  /// `count` elements from `pool`, bound to `stream`. A temporary memory_pool does not convert
+  /// (memory_pool.hpp): it would be destroyed while the buffer lives.
   async_pool_buffer(std::size_t count, stream_view<Tag> stream, memory_pool_ref pool,
                     std::source_location where = std::source_location::current())
       : async_pool_buffer(count, stream, std::optional<memory_pool_ref>(pool), where)

@@ -21,6 +21,7 @@
 #pragma once
 
 #include <umsync/config.hpp>
+#include <umsync/detail/dependent_false.hpp>
 #include <umsync/detail/unique_handle.hpp>
 #include <umsync/device.hpp>
 #include <umsync/error.hpp>
@@ -294,6 +295,17 @@ struct destroy_pool {
   }
 };
 
+/// States that a handle is never taken from a temporary pool (once instantiated with a
+/// dependent `Pool`).
+template <class Pool>
+constexpr void reject_temporary_pool() noexcept
+{
+  static_assert(dependent_false<Pool>,
+                "umsync: a memory_pool_ref is taken from a named memory_pool only: a temporary pool is destroyed at "
+                "the end of its statement, and the policy, buffer or export holding its handle would use a destroyed "
+                "pool; name the pool as a variable that outlives its users");
+}
+
 }  // namespace detail
 
 /// An owning pool on one device. Move-only; destroying it while allocations from it are
@@ -318,8 +330,28 @@ class memory_pool {
   [[nodiscard]] static memory_pool adopt_imported(cudaMemPool_t handle) noexcept { return memory_pool(handle); }
 
   /// A handle for attribute access and allocation; throws usage_error when moved from.
-  [[nodiscard]] memory_pool_ref ref() const { return memory_pool_ref(handle_.get_or_throw("umsync::memory_pool")); }
-  operator memory_pool_ref() const { return ref(); }  // NOLINT: a pool is usable where a ref is
+  ///
+  /// A handle is taken from a pool that has a name only. A temporary pool is destroyed at the
+  /// end of its statement, so a handle to it (and the policy, buffer, export or reference that
+  /// keeps one) would name a destroyed pool: taking one from an rvalue states that rule and
+  /// does not compile. This is the one place every memory_pool becomes a memory_pool_ref
+  /// (exec_policy, async_pool_buffer, pool_ipc, a device_resource_ref to a handle), so it holds
+  /// for each of them. (Templates, so that the message fires only where a temporary is used:
+  /// std::is_convertible still reports true, and the call names the rule.)
+  [[nodiscard]] memory_pool_ref ref() const& { return memory_pool_ref(handle_.get_or_throw("umsync::memory_pool")); }
+  template <class Pool = memory_pool>
+  [[nodiscard]] memory_pool_ref ref() const&&  // NOLINT: exists to reject a temporary with a message
+  {
+    detail::reject_temporary_pool<Pool>();
+    return memory_pool_ref(nullptr);
+  }
+  operator memory_pool_ref() const& { return ref(); }  // NOLINT: a pool is usable where a ref is
+  template <class Pool = memory_pool>
+  operator memory_pool_ref() const&&  // NOLINT: exists to reject a temporary with a message
+  {
+    detail::reject_temporary_pool<Pool>();
+    return memory_pool_ref(nullptr);
+  }
   [[nodiscard]] cudaMemPool_t get() const { return ref().get(); }
 
   // cuda::mr (resource.hpp), as memory_pool_ref's members. Allocating from a moved-from pool
