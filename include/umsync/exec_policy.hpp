@@ -10,7 +10,9 @@
 // The temporaries come from the device's current pool, or from what the second argument names:
 // a memory_pool or memory_pool_ref, a umsync::device_resource_ref, or any stream-ordered
 // resource of device-accessible memory (memory/resource.hpp: RMM's, CCCL's, a user's), which the
-// policy borrows (it must outlive the policy).
+// policy borrows (it must outlive the policy). A temporary memory_pool or resource does not
+// compile: it would be destroyed when the statement that makes the policy ends (a pool by
+// memory_pool's own rule, memory_pool.hpp; a resource here).
 //
 // A Thrust algorithm that needs scratch memory (sort, reduce, scan, ...) asks its policy's
 // allocator. Thrust's default one calls cudaMalloc and cudaFree, which synchronize the device;
@@ -207,6 +209,7 @@ template <class Resource>
 temporary_source temporary_source_of(Resource&& resource)
 {
   using R = std::remove_reference_t<Resource>;
+  // memory_pool's conversion refuses a temporary pool with its rule (memory_pool.hpp).
   if constexpr (std::is_convertible_v<Resource&&, memory_pool_ref>) {
     temporary_source source;
     source.pool = static_cast<memory_pool_ref>(std::forward<Resource>(resource)).get();

@@ -9,14 +9,20 @@
 // - A reference made from a pool handle allocates nothing when made, compares by the pool it names,
 //   and its zero-byte allocation goes through RMM's type erasure to umsync's pool without a CUDA
 //   call (a null pointer, as for every umsync allocation of zero bytes).
+// - RMM's failure contract (umsync/rmm.hpp): a pool's out of memory reaches RMM as
+//   rmm::out_of_memory and any other failed allocation as rmm::bad_alloc, each caught by RMM's
+//   types, by std::bad_alloc and std::exception (one base each: no ambiguity) and by
+//   umsync::error, with umsync's message.
 #include <doctest/doctest.h>
 #include <umsync/memory/async_pool_buffer.hpp>
 #include <umsync/memory/memory_pool.hpp>
 #include <umsync/memory/resource.hpp>
+#include <umsync/rmm.hpp>
 #include <umsync/stream_view.hpp>
 
 #include <rmm/mr/cuda_async_memory_resource.hpp>
 #include <rmm/mr/cuda_memory_resource.hpp>
+#include <rmm/mr/failure_callback_resource_adaptor.hpp>
 #include <rmm/mr/pool_memory_resource.hpp>
 #include <rmm/mr/statistics_resource_adaptor.hpp>
 #include <rmm/resource_ref.hpp>
@@ -26,6 +32,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <exception>
+#include <new>
+#include <source_location>
+#include <string>
 #include <type_traits>
 
 namespace {
@@ -108,4 +118,108 @@ TEST_CASE("RMM's cuda_memory_resource behind umsync::device_resource_ref, made w
   umsync::device_resource_ref const ref{resource};
   CHECK(ref == rmm::device_async_resource_ref{resource});
   CHECK(cuda::has_property<umsync::device_resource_ref, cuda::mr::device_accessible>);
+}
+
+namespace {
+// The type a handler of `Caught` receives when `raise` throws, or nothing when none does.
+template <class Caught, class Raise>
+bool caught_as(Raise raise)
+{
+  try {
+    raise();
+  } catch (Caught const&) {
+    return true;
+  } catch (...) {
+    return false;
+  }
+  return false;
+}
+
+// What a pool's cuda::mr allocate throws for each failure: the translation umsync/rmm.hpp
+// installed (detail::throw_resource_failure is the one place memory_pool_ref throws through).
+void pool_out_of_memory()
+{
+  umsync::detail::throw_resource_failure(umsync::bad_alloc(std::size_t{1} << 50, "umsync::memory_pool_ref (test)",
+                                                           "pool reserved 0 B, used 0 B"));
+}
+void pool_call_failed()
+{
+  umsync::detail::throw_resource_failure(umsync::cuda_error(cudaErrorInvalidValue, "cudaMallocFromPoolAsync (test)"));
+}
+
+// Each has one std::bad_alloc base (RMM's), so a standard catch is unambiguous.
+static_assert(std::is_base_of_v<rmm::out_of_memory, umsync::rmm_out_of_memory>);
+static_assert(std::is_base_of_v<umsync::error, umsync::rmm_out_of_memory>);
+static_assert(std::is_base_of_v<rmm::bad_alloc, umsync::rmm_bad_alloc>);
+static_assert(!std::is_base_of_v<rmm::out_of_memory, umsync::rmm_bad_alloc>);
+static_assert(std::is_base_of_v<umsync::error, umsync::rmm_bad_alloc>);
+
+// A resource that runs out as a umsync pool does (through detail::throw_resource_failure).
+struct exhausted_pool {
+  void* allocate(cuda::stream_ref, std::size_t bytes, std::size_t)
+  {
+    umsync::detail::throw_resource_failure(umsync::bad_alloc(bytes, "umsync::memory_pool_ref (test)"));
+  }
+  void deallocate(cuda::stream_ref, void*, std::size_t, std::size_t) noexcept {}
+  void* allocate_sync(std::size_t bytes, std::size_t alignment)
+  {
+    return allocate(cuda::stream_ref{cudaStream_t{nullptr}}, bytes, alignment);
+  }
+  void deallocate_sync(void*, std::size_t, std::size_t) noexcept {}
+  bool operator==(exhausted_pool const&) const noexcept { return true; }
+  friend void get_property(exhausted_pool const&, cuda::mr::device_accessible) noexcept {}
+};
+}  // namespace
+
+TEST_CASE("with umsync/rmm.hpp, a pool's out of memory is rmm::out_of_memory, and every catch still matches")
+{
+  CHECK(caught_as<umsync::rmm_out_of_memory>(pool_out_of_memory));
+  CHECK(caught_as<rmm::out_of_memory>(pool_out_of_memory));
+  CHECK(caught_as<rmm::bad_alloc>(pool_out_of_memory));
+  CHECK(caught_as<std::bad_alloc>(pool_out_of_memory));
+  CHECK(caught_as<std::exception>(pool_out_of_memory));
+  CHECK(caught_as<umsync::error>(pool_out_of_memory));
+  try {
+    pool_out_of_memory();
+  } catch (umsync::rmm_out_of_memory const& failure) {
+    std::string const what = failure.what();
+    INFO(what);
+    CHECK(what.rfind("umsync: umsync::memory_pool_ref (test) could not allocate 1125899906842624 bytes", 0) == 0);
+    CHECK(what.find("rmm_host_test.cpp") != std::string::npos);  // the caller's line, as umsync says it
+    CHECK(failure.requested_bytes() == std::size_t{1} << 50);
+    CHECK(std::string(static_cast<umsync::error const&>(failure).what()) == what);
+  }
+}
+
+TEST_CASE("with umsync/rmm.hpp, a pool's other failed allocation is rmm::bad_alloc, not out_of_memory")
+{
+  CHECK(caught_as<umsync::rmm_bad_alloc>(pool_call_failed));
+  CHECK(caught_as<rmm::bad_alloc>(pool_call_failed));
+  CHECK_FALSE(caught_as<rmm::out_of_memory>(pool_call_failed));
+  CHECK(caught_as<std::bad_alloc>(pool_call_failed));
+  CHECK(caught_as<std::exception>(pool_call_failed));
+  CHECK(caught_as<umsync::error>(pool_call_failed));
+  try {
+    pool_call_failed();
+  } catch (umsync::rmm_bad_alloc const& failure) {
+    CHECK(failure.code() == cudaErrorInvalidValue);
+    CHECK(std::string(failure.what()).find("cudaMallocFromPoolAsync (test) failed with cudaErrorInvalidValue") !=
+          std::string::npos);
+  }
+}
+
+TEST_CASE("RMM's failure_callback_resource_adaptor sees a umsync pool's out of memory (its default ExceptionType)")
+{
+  // A resource that fails as a umsync pool does when it runs out, behind RMM's adaptor: the
+  // callback runs once per failed attempt, and when it gives up the exception reaches the caller.
+  int calls = 0;
+  rmm::mr::failure_callback_resource_adaptor<> adaptor(
+      cuda::mr::any_resource<cuda::mr::device_accessible>(exhausted_pool{}),
+      [](std::size_t, void* count) {
+        return ++*static_cast<int*>(count) < 3;  // retry twice, then give up
+      },
+      &calls);
+  cuda::stream_ref const stream{reinterpret_cast<cudaStream_t>(std::uintptr_t{8192})};  // NOLINT: never used
+  CHECK_THROWS_AS(static_cast<void>(adaptor.allocate(stream, 4096, 256)), rmm::out_of_memory);
+  CHECK(calls == 3);
 }

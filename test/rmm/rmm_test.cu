@@ -10,6 +10,11 @@
 //
 // In both, data goes through umsync's copies and launch on a umsync stream, from fresh random
 // input into poisoned output, and is checked against a host reference.
+//
+// RMM's failure contract (umsync/rmm.hpp): 1 PiB from umsync's pool through RMM's containers and
+// RMM's failure_callback_resource_adaptor fails as rmm::out_of_memory, on the calling thread and
+// on another one (where an uncaught exception would abort), and leaves the pool as it was;
+// umsync's own buffer from the same pool still throws umsync::bad_alloc.
 #include "support/gpu_test.hpp"
 
 #include <umsync/launch.hpp>
@@ -18,19 +23,24 @@
 #include <umsync/memory/memory_pool.hpp>
 #include <umsync/memory/pinned_buffer.hpp>
 #include <umsync/memory/resource.hpp>
+#include <umsync/rmm.hpp>
 #include <umsync/stream.hpp>
 
 #include <rmm/device_buffer.hpp>
 #include <rmm/device_uvector.hpp>
 #include <rmm/mr/cuda_async_memory_resource.hpp>
 #include <rmm/mr/cuda_memory_resource.hpp>
+#include <rmm/mr/failure_callback_resource_adaptor.hpp>
 #include <rmm/mr/pool_memory_resource.hpp>
 #include <rmm/mr/statistics_resource_adaptor.hpp>
 #include <rmm/resource_ref.hpp>
 
 #include <cstddef>
 #include <cstdint>
+#include <new>
 #include <random>
+#include <string>
+#include <thread>
 
 namespace {
 struct compute {};
@@ -197,4 +207,83 @@ TEST_CASE("an RMM statistics adaptor over umsync's memory_pool, with umsync's bu
   s.synchronize();
   CHECK(stats.get_bytes_counter().value == 0);
   CHECK(pool_ref.used_bytes() == used_before);
+}
+
+namespace {
+// More than any device holds: every pool runs out.
+constexpr std::size_t one_pib = std::size_t{1} << 50;
+}  // namespace
+
+TEST_CASE("1 PiB from umsync's pool through rmm::device_buffer: rmm::out_of_memory, a umsync::error too")
+{
+  umsync_test::memory_baseline const baseline;
+  umsync::stream<compute> const s;
+  umsync::memory_pool pool;
+  umsync::memory_pool_ref const pool_ref = pool;
+  std::uint64_t const used_before = pool_ref.used_bytes();
+  CHECK_THROWS_AS(rmm::device_buffer(one_pib, s.view(), pool_ref), rmm::out_of_memory);
+  CHECK_THROWS_AS(rmm::device_buffer(one_pib, s.view(), pool_ref), std::bad_alloc);
+  try {
+    rmm::device_buffer const never(one_pib, s.view(), pool_ref);
+    FAIL("1 PiB was allocated");
+  } catch (umsync::error const& failure) {
+    std::string const what = failure.what();
+    CHECK(what.rfind("umsync: umsync::memory_pool_ref (cudaMallocFromPoolAsync) could not allocate", 0) == 0);
+    CHECK(dynamic_cast<rmm::out_of_memory const*>(&failure) != nullptr);
+  }
+  // umsync's own buffers keep umsync's error family.
+  using byte_buffer = umsync::async_pool_buffer<std::byte, compute>;
+  CHECK_THROWS_AS(byte_buffer(one_pib, s, pool), umsync::bad_alloc);
+  s.synchronize();
+  CHECK(pool_ref.used_bytes() == used_before);
+}
+
+TEST_CASE("RMM's failure_callback_resource_adaptor over umsync's pool: the callback sees each out of memory")
+{
+  umsync_test::memory_baseline const baseline;
+  umsync::stream<compute> const s;
+  umsync::memory_pool pool;
+  umsync::memory_pool_ref const pool_ref = pool;
+  int calls = 0;
+  rmm::mr::failure_callback_resource_adaptor<> adaptor(
+      pool_ref,
+      [](std::size_t bytes, void* count) {
+        CHECK(bytes == one_pib);
+        return ++*static_cast<int*>(count) < 2;  // retry once, then give up
+      },
+      &calls);
+  CHECK_THROWS_AS(rmm::device_buffer(one_pib, s.view(), adaptor), rmm::out_of_memory);
+  CHECK(calls == 2);
+  // What fits still comes through the adaptor from umsync's pool.
+  {
+    rmm::device_buffer const fits(4096, s.view(), adaptor);
+    CHECK(fits.size() == 4096);
+    CHECK(pool_ref.used_bytes() >= 4096);
+  }
+  s.synchronize();
+  CHECK(calls == 2);
+}
+
+TEST_CASE("1 PiB from umsync's pool through RMM on another thread: caught there as rmm::out_of_memory")
+{
+  umsync_test::memory_baseline const baseline;
+  umsync::memory_pool pool;
+  umsync::memory_pool_ref const pool_ref = pool;
+  bool out_of_memory = false;
+  bool other = false;
+  std::thread worker([&] {
+    // The thread's own stream: RMM's containers are used per thread in RMM's battery.
+    umsync::stream<compute> const s;
+    try {
+      rmm::device_buffer const never(one_pib, s.view(), pool_ref);
+    } catch (rmm::out_of_memory const&) {
+      out_of_memory = true;
+    } catch (...) {
+      other = true;
+    }
+    s.synchronize();
+  });
+  worker.join();
+  CHECK(out_of_memory);
+  CHECK_FALSE(other);
 }

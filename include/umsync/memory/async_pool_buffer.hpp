@@ -96,7 +96,7 @@ class borrowed_resource {
  private:
   void* object_ = nullptr;
   void (*deallocate_)(void*, cudaStream_t, void*, std::size_t) = nullptr;
-  std::optional<device_resource_ref> ref_;
+  mutable std::optional<device_resource_ref> ref_;  ///< mutable: freed through without a copy
 };
 
 /// Frees pool memory on the stream it is bound to (cudaFreeAsync, or to the resource it came
@@ -131,34 +131,43 @@ struct free_on_stream {
   }
 };
 
-/// allocate_from for allocate_elements: cudaErrorMemoryAllocation when the resource runs out
-/// (throws std::bad_alloc, CCCL 3.1's cuda::cuda_error of out of memory, or returns null), with
-/// what it said in `said`; anything else it throws passes through.
+/// A resource ran out: umsync::bad_alloc naming it (`name`), with what it said, as
+/// allocate_elements words it.
+[[noreturn]] inline void resource_exhausted(std::size_t bytes, std::string_view name, std::string_view said,
+                                            std::source_location const& where)
+{
+  static_cast<void>(cudaGetLastError());
+  throw bad_alloc(bytes, name,
+                  said.empty() ? std::string("a stream-ordered resource")
+                               : "a stream-ordered resource: " + std::string(said),
+                  where);
+}
+
+/// allocate_from for allocate_elements: cudaErrorMemoryAllocation when the resource returns
+/// null. When it runs out (throws std::bad_alloc, or CCCL 3.1's cuda::cuda_error of out of
+/// memory), umsync::bad_alloc naming `name` with what it said, thrown here, where what it said
+/// is at hand (so that the allocation keeps no text of its own); anything else it throws passes
+/// through.
 template <class Resource>
 cudaError_t allocate_or_report(Resource& resource, cudaStream_t stream, std::size_t bytes, void*& memory,
-                               std::string& said)
+                               std::string_view name, std::source_location const& where)
 {
   try {
     memory = allocate_from(resource, stream, bytes, device_allocation_alignment);
   } catch (std::bad_alloc const& exhausted) {
     std::string_view text = exhausted.what();
-    said = text.starts_with("umsync: ") ? text.substr(8) : text;  // a pool's own bad_alloc, inside ours
-    return cudaErrorMemoryAllocation;
+    resource_exhausted(bytes, name, text.starts_with("umsync: ") ? text.substr(8) : text,
+                       where);  // a pool's own bad_alloc, inside ours
   }
 #if UMSYNC_DETAIL_CCCL_STREAM_ORDERED_ALLOCATE
   catch (cuda::cuda_error const& failure) {
     if (failure.status() != cudaErrorMemoryAllocation) {
       throw;
     }
-    said = failure.what();
-    return cudaErrorMemoryAllocation;
+    resource_exhausted(bytes, name, failure.what(), where);
   }
 #endif
-  if (memory == nullptr) {
-    said = "it returned a null pointer";
-    return cudaErrorMemoryAllocation;
-  }
-  return cudaSuccess;
+  return memory == nullptr ? cudaErrorMemoryAllocation : cudaSuccess;
 }
 
 }  // namespace detail
@@ -179,7 +188,8 @@ class async_pool_buffer {
       : async_pool_buffer(count, stream, std::nullopt, where)
   {}
 
-  /// `count` elements from `pool`, bound to `stream`.
+  /// `count` elements from `pool`, bound to `stream`. A temporary memory_pool does not convert
+  /// (memory_pool.hpp): it would be destroyed while the buffer lives.
   async_pool_buffer(std::size_t count, stream_view<Tag> stream, memory_pool_ref pool,
                     std::source_location where = std::source_location::current())
       : async_pool_buffer(count, stream, std::optional<memory_pool_ref>(pool), where)
@@ -362,13 +372,13 @@ class async_pool_buffer {
                                               detail::borrowed_resource borrowed, std::string_view name,
                                               std::source_location const& where)
   {
-    std::string said;  // what the resource said when it ran out
     return memory_handle(detail::allocate_elements<T>(
                              count, "async_pool_buffer", name,
                              [&](void** memory, std::size_t bytes) {
-                               return detail::allocate_or_report(resource, stream.get(), bytes, *memory, said);
+                               return detail::allocate_or_report(resource, stream.get(), bytes, *memory, name, where);
                              },
-                             where, [&] { return "a stream-ordered resource" + (said.empty() ? "" : ": " + said); }),
+                             where,
+                             [] { return std::string("a stream-ordered resource: it returned a null pointer"); }),
                          detail::free_on_stream{stream.get(), borrowed});
   }
 

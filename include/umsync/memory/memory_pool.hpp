@@ -21,6 +21,7 @@
 #pragma once
 
 #include <umsync/config.hpp>
+#include <umsync/detail/dependent_false.hpp>
 #include <umsync/detail/unique_handle.hpp>
 #include <umsync/device.hpp>
 #include <umsync/error.hpp>
@@ -33,9 +34,37 @@
 #include <limits>
 #include <source_location>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 UMSYNC_NAMESPACE_BEGIN
+namespace detail {
+
+/// How a pool's cuda::mr allocation (the calls RMM, CCCL and other libraries make) reports a
+/// failure: each member throws its own exception for the umsync one it is given. None installed:
+/// the umsync exception itself. umsync/rmm.hpp installs RMM's (rmm::out_of_memory, rmm::bad_alloc),
+/// at run time and once for the program, so memory_pool_ref has one definition in translation
+/// units built with RMM and without.
+struct resource_failure_translation {
+  void (*out_of_memory)(bad_alloc const&);
+  void (*failed)(cuda_error const&);
+};
+inline atomic_word<resource_failure_translation const*> resource_failures{nullptr};
+
+template <class Failure>
+[[noreturn]] void throw_resource_failure(Failure const& failure)
+{
+  if (resource_failure_translation const* const translation = resource_failures.load()) {
+    if constexpr (std::is_same_v<Failure, bad_alloc>) {
+      translation->out_of_memory(failure);
+    } else {
+      translation->failed(failure);
+    }
+  }
+  throw failure;
+}
+
+}  // namespace detail
 
 class memory_pool_ref {
  public:
@@ -130,7 +159,9 @@ class memory_pool_ref {
 
   // cuda::mr (resource.hpp): a stream-ordered resource of device-accessible memory, under both
   // CCCL's names. The alignment must be a power of two of at most 256, the alignment of every
-  // pool allocation, else invalid_argument; out of memory is bad_alloc naming the pool. Zero
+  // pool allocation, else invalid_argument; out of memory is bad_alloc naming the pool, and any
+  // other failed CUDA call cuda_error (in a program that includes umsync/rmm.hpp: RMM's
+  // out_of_memory and bad_alloc, each also a umsync::error with the same message). Zero
   // bytes allocate nothing (a null pointer), and a null pointer frees nothing. A free cannot
   // throw (CCCL 3.1's resource_ref calls it noexcept, and buffers free in destructors): its
   // failure goes to the destructor error handler. The pool knows each allocation's size and
@@ -207,11 +238,9 @@ class memory_pool_ref {
     }
     void* memory = nullptr;
     cudaError_t const status = cudaMallocFromPoolAsync(&memory, bytes, handle_, stream);
-    if (status == cudaErrorMemoryAllocation) {
-      static_cast<void>(cudaGetLastError());
-      throw bad_alloc(bytes, "umsync::memory_pool_ref (cudaMallocFromPoolAsync)", describe_state(), where);
+    if (status != cudaSuccess) [[unlikely]] {
+      report_failure(status, bytes, where);
     }
-    check(status, "cudaMallocFromPoolAsync (memory_pool_ref::allocate)", where);
     return memory;
   }
   static void free_on(cudaStream_t stream, void* memory, std::source_location const& where) noexcept
@@ -220,12 +249,22 @@ class memory_pool_ref {
       detail::report_in_destructor(cudaFreeAsync(memory, stream), "cudaFreeAsync (memory_pool_ref::deallocate)", where);
     }
   }
+  [[noreturn]] void report_failure(cudaError_t status, std::size_t bytes, std::source_location const& where) const
+  {
+    if (status == cudaErrorMemoryAllocation) {
+      static_cast<void>(cudaGetLastError());
+      detail::throw_resource_failure(bad_alloc(bytes, "umsync::memory_pool_ref (cudaMallocFromPoolAsync)",
+                                               describe_state(), where));
+    }
+    detail::throw_resource_failure(cuda_error(status, "cudaMallocFromPoolAsync (memory_pool_ref::allocate)", where));
+  }
   static void synchronize_allocation_stream(void* memory, std::source_location const& where)
   {
     cudaError_t const status = cudaStreamSynchronize(cudaStreamPerThread);
     if (status != cudaSuccess) {
       static_cast<void>(cudaFreeAsync(memory, cudaStreamPerThread));  // never handed out: give it back
-      check(status, "cudaStreamSynchronize (memory_pool_ref::allocate_sync)", where);
+      detail::throw_resource_failure(cuda_error(status, "cudaStreamSynchronize (memory_pool_ref::allocate_sync)",
+                                                where));
     }
   }
   static void check_alignment(std::size_t alignment)
@@ -294,6 +333,17 @@ struct destroy_pool {
   }
 };
 
+/// States that a handle is never taken from a temporary pool (once instantiated with a
+/// dependent `Pool`).
+template <class Pool>
+constexpr void reject_temporary_pool() noexcept
+{
+  static_assert(dependent_false<Pool>,
+                "umsync: a memory_pool_ref is taken from a named memory_pool only: a temporary pool is destroyed at "
+                "the end of its statement, and the policy, buffer or export holding its handle would use a destroyed "
+                "pool; name the pool as a variable that outlives its users");
+}
+
 }  // namespace detail
 
 /// An owning pool on one device. Move-only; destroying it while allocations from it are
@@ -318,8 +368,28 @@ class memory_pool {
   [[nodiscard]] static memory_pool adopt_imported(cudaMemPool_t handle) noexcept { return memory_pool(handle); }
 
   /// A handle for attribute access and allocation; throws usage_error when moved from.
-  [[nodiscard]] memory_pool_ref ref() const { return memory_pool_ref(handle_.get_or_throw("umsync::memory_pool")); }
-  operator memory_pool_ref() const { return ref(); }  // NOLINT: a pool is usable where a ref is
+  ///
+  /// A handle is taken from a pool that has a name only. A temporary pool is destroyed at the
+  /// end of its statement, so a handle to it (and the policy, buffer, export or reference that
+  /// keeps one) would name a destroyed pool: taking one from an rvalue states that rule and
+  /// does not compile. This is the one place every memory_pool becomes a memory_pool_ref
+  /// (exec_policy, async_pool_buffer, pool_ipc, a device_resource_ref to a handle), so it holds
+  /// for each of them. (Templates, so that the message fires only where a temporary is used:
+  /// std::is_convertible still reports true, and the call names the rule.)
+  [[nodiscard]] memory_pool_ref ref() const& { return memory_pool_ref(handle_.get_or_throw("umsync::memory_pool")); }
+  template <class Pool = memory_pool>
+  [[nodiscard]] memory_pool_ref ref() const&&  // NOLINT: exists to reject a temporary with a message
+  {
+    detail::reject_temporary_pool<Pool>();
+    return memory_pool_ref(nullptr);
+  }
+  operator memory_pool_ref() const& { return ref(); }  // NOLINT: a pool is usable where a ref is
+  template <class Pool = memory_pool>
+  operator memory_pool_ref() const&&  // NOLINT: exists to reject a temporary with a message
+  {
+    detail::reject_temporary_pool<Pool>();
+    return memory_pool_ref(nullptr);
+  }
   [[nodiscard]] cudaMemPool_t get() const { return ref().get(); }
 
   // cuda::mr (resource.hpp), as memory_pool_ref's members. Allocating from a moved-from pool

@@ -9,7 +9,9 @@
 //
 // Managed memory cannot be shared this way (cudaIpcGetMemHandle on it fails: measured); pool
 // memory and cudaMalloc memory can. The importer must free its view before the exporter
-// frees the allocation.
+// frees the allocation. Both ends take named pools: a temporary memory_pool (export_pool of
+// memory_pool{...}, an imported_allocation from import_pool(fd) itself) does not convert to the
+// memory_pool_ref they take (memory_pool.hpp), since it is destroyed at the end of the statement.
 #pragma once
 
 #include <umsync/config.hpp>

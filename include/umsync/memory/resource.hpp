@@ -107,18 +107,25 @@ template <class R>
 #endif
 }
 
-/// The same through a device_resource_ref, taken by value: CCCL's references allocate through
-/// non-const members only, and a const or temporary reference still names its resource. (A
-/// template so that nothing converts to it: CCCL 3.1 rejects a move-only resource with a hard
-/// error while merely trying.)
-template <std::same_as<device_resource_ref> Ref>
-[[nodiscard]] void* allocate_from(Ref ref, cuda::stream_ref stream, std::size_t bytes, std::size_t alignment)
+/// The same through a device_resource_ref: CCCL's references allocate through non-const members
+/// only, and a const or temporary reference still names its resource, so a const one is copied
+/// first (a non-const one is used as it is: CCCL 3.1's copy is not free). (A template so that
+/// nothing converts to it: CCCL 3.1 rejects a move-only resource with a hard error while merely
+/// trying.)
+template <class Ref>
+  requires std::same_as<std::remove_cvref_t<Ref>, device_resource_ref>
+[[nodiscard]] void* allocate_from(Ref&& ref, cuda::stream_ref stream, std::size_t bytes, std::size_t alignment)
 {
+  if constexpr (std::is_const_v<std::remove_reference_t<Ref>>) {
+    device_resource_ref copy(ref);
+    return allocate_from(copy, stream, bytes, alignment);
+  } else {
 #if UMSYNC_DETAIL_CCCL_STREAM_ORDERED_ALLOCATE
-  return ref.allocate(stream, bytes, alignment);
+    return ref.allocate(stream, bytes, alignment);
 #else
-  return ref.allocate_async(bytes, alignment, stream);
+    return ref.allocate_async(bytes, alignment, stream);
 #endif
+  }
 }
 
 /// Gives `memory` (from allocate_from with the same bytes and alignment) back to `resource`,
@@ -134,15 +141,21 @@ void deallocate_to(R& resource, cuda::stream_ref stream, void* memory, std::size
 #endif
 }
 
-/// The same through a device_resource_ref, taken by value (see allocate_from).
-template <std::same_as<device_resource_ref> Ref>
-void deallocate_to(Ref ref, cuda::stream_ref stream, void* memory, std::size_t bytes, std::size_t alignment)
+/// The same through a device_resource_ref (see allocate_from).
+template <class Ref>
+  requires std::same_as<std::remove_cvref_t<Ref>, device_resource_ref>
+void deallocate_to(Ref&& ref, cuda::stream_ref stream, void* memory, std::size_t bytes, std::size_t alignment)
 {
+  if constexpr (std::is_const_v<std::remove_reference_t<Ref>>) {
+    device_resource_ref copy(ref);
+    deallocate_to(copy, stream, memory, bytes, alignment);
+  } else {
 #if UMSYNC_DETAIL_CCCL_STREAM_ORDERED_ALLOCATE
-  ref.deallocate(stream, memory, bytes, alignment);
+    ref.deallocate(stream, memory, bytes, alignment);
 #else
-  ref.deallocate_async(memory, bytes, alignment, stream);
+    ref.deallocate_async(memory, bytes, alignment, stream);
 #endif
+  }
 }
 
 /// True for CCCL's non-owning resource references (either CCCL), which a temporary may be.
