@@ -1,8 +1,10 @@
 // umsync/umsync.hpp: everything public in umsync's host API. Device-side headers (umsync/sync/),
-// the Thrust policy (exec_policy.hpp: it includes Thrust), NCCL (umsync/nccl/), CUPTI telemetry
-// (umsync/telemetry/) and PyTorch (torch.hpp) are included on their own.
+// the Thrust policy (exec_policy.hpp: it includes Thrust), cuBLAS handles (cublas.hpp), RMM's
+// exceptions (rmm.hpp), NCCL (umsync/nccl/), CUPTI telemetry (umsync/telemetry/) and PyTorch
+// (torch.hpp) are included on their own. pdl.hpp comes with launch.hpp.
 #pragma once
 
+#include <umsync/bound_handle.hpp>
 #include <umsync/capture/capture_error.hpp>
 #include <umsync/capture/capture_mode.hpp>
 #include <umsync/capture/capture_status.hpp>
@@ -21,6 +23,7 @@
 #include <umsync/library_call.hpp>
 #include <umsync/memory/async_pool_buffer.hpp>
 #include <umsync/memory/copy.hpp>
+#include <umsync/memory/fill.hpp>
 #include <umsync/memory/managed_batch.hpp>
 #include <umsync/memory/managed_buffer.hpp>
 #include <umsync/memory/memory_pool.hpp>
@@ -29,6 +32,7 @@
 #include <umsync/memory/pinned_buffer.hpp>
 #include <umsync/memory/pipelined_prefetch.hpp>
 #include <umsync/memory/pool_ipc.hpp>
+#include <umsync/memory/reinterpret_span.hpp>
 #include <umsync/memory/resource.hpp>
 #include <umsync/memory/step_buffer.hpp>
 #include <umsync/phase/phase_advisor.hpp>
