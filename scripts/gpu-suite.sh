@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The whole GPU suite in one call, for the lent H200 (or any machine with a GPU):
+# The whole GPU suite in one command, on any machine with a CUDA GPU (the H200 for the figures):
 #   configure for sm_90, build, run every test with UMSYNC_REQUIRE_GPU=1, run the GPU tests
 #   and examples under compute-sanitizer (memcheck, racecheck, synccheck, initcheck), run the
 #   main job's benchmarks (scripts/run-benchmarks.sh), and print a summary table last.
@@ -12,11 +12,11 @@
 #   bash scripts/gpu-suite.sh tests debug  # parts combine; one summary
 #
 # Every step runs under a time limit (UMSYNC_STEP_TIMEOUT seconds, UMSYNC_BENCH_TIMEOUT for the
-# benchmarks), so the summary always prints inside the device tool's 10-minute call limit.
-# Logs go to $OUT (the device tool's output folder) or .gpu-out/.
-# On the device tool: run scripts/stage-device-deps.sh here first, then
-#   run(command="bash scripts/gpu-suite.sh tests", carry=[".deps"]), and for the benchmarks
-#   run(command="UMSYNC_BENCH_TIMEOUT=485 bash scripts/gpu-suite.sh bench", carry=[".deps"])
+# benchmarks), so the summary always prints within about 10 minutes per part.
+# Logs go to $OUT when it is set, else to .gpu-out/.
+# On a GPU machine without a package registry: run scripts/stage-device-deps.sh on a machine
+# that has one, copy the tree with its .deps/ folder over, then run this script there
+# (UMSYNC_BENCH_TIMEOUT=485 bash scripts/gpu-suite.sh bench for the benchmarks alone).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out="${OUT:-$PWD/.gpu-out}"
@@ -55,7 +55,7 @@ step() {  # step NAME LOGFILE COMMAND...: runs under the step time limit, logs, 
   tail -n 5 "$log"
 }
 
-# At most 8 files come back from the device tool: build.log (GPU state first), ctest.log,
+# At most 8 log files, so that a remote run can fetch them all: build.log (GPU state first), ctest.log,
 # sanitizer.log, checks.log (examples, SASS), ctest-debug.log, bench.txt, bench.json, report.tar.gz.
 gpu_state=$(nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,memory.used,memory.total --format=csv 2>&1)
 echo "$gpu_state" | tee "$out/build.log"

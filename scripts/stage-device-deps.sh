@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # Copies doctest and Google Benchmark from this machine's Debian packages into .deps/ (git
 # ignores it), laid out as under /usr, and RMM's pip wheels (librmm-cu13, rapids-logger) into
-# .deps/wheels, so the lent GPU machine, which has no package registry, can build the tests and
-# benchmarks (scripts/gpu-suite.sh installs the wheels there): pass `carry: [".deps"]` to the
-# device run.
+# .deps/wheels, so a GPU machine without a package registry can build the tests and
+# benchmarks (scripts/gpu-suite.sh installs the wheels there): copy .deps/ over with the tree.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 for package in doctest-dev libbenchmark-dev; do
