@@ -30,6 +30,7 @@
 #include <umsync/memory/pipelined_prefetch.hpp>
 #include <umsync/memory/pool_ipc.hpp>
 #include <umsync/memory/resource.hpp>
+#include <umsync/memory/staging_ring.hpp>
 #include <umsync/memory/step_buffer.hpp>
 #include <umsync/phase/phase_advisor.hpp>
 #include <umsync/stream.hpp>
