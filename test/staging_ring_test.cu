@@ -96,8 +96,10 @@ TEST_CASE("staging_ring misuse throws: every slot acquired, use after upload, an
     }
     auto again = ring.acquire();  // slot 0 again: waits for first's copy
     CHECK(again.index() == 0);
-    auto dropped_back = ring.acquire();  // slot 1, given back above
-    CHECK(dropped_back.index() == 1);
+    {
+      auto const dropped_back = ring.acquire();  // slot 1, given back above
+      CHECK(dropped_back.index() == 1);
+    }  // given back again: a ring must outlive its slots, and `moved` below dies first
     // A moved ring keeps its slots valid.
     umsync::staging_ring<std::uint32_t> moved = std::move(ring);
     CHECK(ring.slot_count() == 0);
