@@ -1,5 +1,7 @@
-// A data-loader pipeline: the host stages each batch into a ring of pinned buffers, a loader
-// stream copies batch i+1 to the device while a compute stream works on batch i, and every
+// A data-loader pipeline: the host stages each batch into a ring of pinned slots
+// (umsync::staging_ring: acquire() waits for the copy that last read the slot, upload() copies
+// it and releases it), a loader stream copies batch i+1 to the device while a compute stream
+// works on batch i, and every
 // batch crosses from the loader stream to the compute stream through a typed edge
 // (umsync::stream_dependency::transfer), so the compute kernel cannot be written to read a batch
 // before its copy is ordered before it.
@@ -31,7 +33,6 @@
 #include <umsync/umsync.hpp>
 
 #include <algorithm>
-#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstddef>
@@ -157,14 +158,9 @@ int main()
         {.follow_event_dependencies = true, .allow_opportunistic = true, .allow_internal_dependencies = false});
     umsync::stream<loader> load_s;
     umsync::stream<compute> compute_s;
-    std::vector<umsync::pinned_buffer<u32>> ring;
-    for (std::size_t s = 0; s < ring_slots; ++s) {
-      ring.emplace_back(batch_elements);
-    }
-    std::array<umsync::event, ring_slots> slot_copied;  // the copy that last read the slot is done
-    auto const fill_slot = [&](std::size_t slot, std::size_t batch) {
-      std::copy_n(dataset.begin() + static_cast<std::ptrdiff_t>(batch * batch_elements), batch_elements,
-                  ring[slot].begin());
+    umsync::staging_ring<u32> ring(ring_slots, batch_elements);
+    auto const fill_slot = [&](umsync::staging_ring<u32>::slot& slot, std::size_t batch) {
+      std::copy_n(dataset.begin() + static_cast<std::ptrdiff_t>(batch * batch_elements), batch_elements, slot.begin());
     };
 
     umsync::async_pool_buffer<u64, compute> sums(2 * batches, compute_s, pool);
@@ -213,15 +209,17 @@ int main()
         return best;
       };
       for (std::size_t b = 0; b < batches; ++b) {
+        auto slot = ring.acquire();
         auto const start = std::chrono::steady_clock::now();
-        fill_slot(b % ring_slots, b);
+        fill_slot(slot, b);
         fill_ms = std::max(fill_ms, ms_since(start));
-      }
+      }  // each slot is given back without an upload
       for (int trial = 0; trial < 3; ++trial) {
+        auto slot = ring.acquire();
         umsync::timed_event t0;
         umsync::timed_event t1;
         t0.record(compute_s);
-        umsync::copy_async(probe_batch, ring[0], compute_s);
+        ring.upload(std::move(slot), probe_batch, compute_s);
         t1.record(compute_s);
         t1.synchronize();
         copy_ms = std::min(copy_ms, static_cast<double>((t1 - t0).count()));
@@ -247,19 +245,19 @@ int main()
     double serial_compute_ms = 0;
     umsync::launch(compute_s, {.grid = 1, .block = 64}, clear, sums, sums.size());
     for (std::size_t b = 0; b < batches; ++b) {
-      std::size_t const slot = b % ring_slots;
+      auto slot = ring.acquire();
       fill_slot(slot, b);
       umsync::async_pool_buffer<u32, compute> batch(batch_elements, compute_s, pool);
       umsync::timed_event t0;
       umsync::timed_event t1;
       umsync::timed_event t2;
       t0.record(compute_s);
-      umsync::copy_async(batch, ring[slot], compute_s);
+      ring.upload(std::move(slot), batch, compute_s);
       t1.record(compute_s);
       umsync::launch(compute_s, config, digest, std::as_const(batch), batch_elements, map_a, map_c, rounds, sums,
                      static_cast<unsigned>(b));
       t2.record(compute_s);
-      t2.synchronize();  // the slot is free again, and the intervals are readable
+      t2.synchronize();  // the intervals are readable
       serial_copy_ms += static_cast<double>((t1 - t0).count());
       serial_compute_ms += static_cast<double>((t2 - t1).count());
     }
@@ -267,8 +265,10 @@ int main()
 
     // --- Pipelined: copies on the loader stream, work on the compute stream. ---
     umsync::launch(compute_s, {.grid = 1, .block = 64}, clear, sums, sums.size());
-    for (std::size_t slot = 0; slot < ring_slots; ++slot) {
-      fill_slot(slot, slot);  // the first slots are staged before the clock starts
+    std::vector<umsync::staging_ring<u32>::slot> staged;  // the first slots, filled before the clock starts
+    for (std::size_t b = 0; b < ring_slots; ++b) {
+      staged.push_back(ring.acquire());
+      fill_slot(staged.back(), b);
     }
     umsync::timed_event begin;
     umsync::timed_event end;
@@ -278,20 +278,20 @@ int main()
     begin.record(load_s);
     double host_wait_ms = 0;
     double host_fill_ms = 0;  // the slowest fill inside the pipeline, against the kernel's time
+    auto const next_slot = [&](std::size_t b) {
+      auto const start = std::chrono::steady_clock::now();
+      auto slot = ring.acquire();  // waits for the copy of batch b - ring_slots, which read the slot
+      host_wait_ms += ms_since(start);
+      auto const fill_start = std::chrono::steady_clock::now();
+      fill_slot(slot, b);
+      host_fill_ms = std::max(host_fill_ms, ms_since(fill_start));
+      return slot;
+    };
     umsync::stream_dependency to_compute(load_s, compute_s);
     for (std::size_t b = 0; b < batches; ++b) {
-      std::size_t const slot = b % ring_slots;
-      if (b >= ring_slots) {
-        auto const start = std::chrono::steady_clock::now();
-        slot_copied[slot].synchronize();  // the copy of batch b - ring_slots has read the slot
-        host_wait_ms += ms_since(start);
-        auto const fill_start = std::chrono::steady_clock::now();
-        fill_slot(slot, b);
-        host_fill_ms = std::max(host_fill_ms, ms_since(fill_start));
-      }
+      auto slot = b < ring_slots ? std::move(staged[b]) : next_slot(b);
       umsync::async_pool_buffer<u32, loader> batch(batch_elements, load_s, pool);
-      umsync::copy_async(batch, ring[slot], load_s);
-      slot_copied[slot].record(load_s);
+      ring.upload(std::move(slot), batch, load_s);  // copies, records the slot's event, releases it
       // The edge: the compute stream waits for the copy; the buffer is now bound to (and will
       // be freed on) the compute stream. Launching with `batch` itself would not compile.
       auto on_compute = to_compute.transfer(std::move(batch));

@@ -273,3 +273,103 @@ TEST_CASE_FIXTURE(fresh_checker, "a free of a tracked allocation is checked over
   checker.on_deallocate(allocation_a);
   CHECK_FALSE(checker.tracks(allocation_a));
 }
+
+// Whole-device synchronization (umsync::synchronize_device): PyTorch CSAN's two scenarios, then
+// what limits the join.
+namespace {
+bool every_stream(void const*) { return true; }
+}  // namespace
+
+TEST_CASE_FIXTURE(fresh_checker, "after a whole-device synchronization another stream's use is ordered")
+{
+  alignas(8) char buffer_y = 0;
+  checker.on_access(&buffer_x, &stream_a, access::write);
+  checker.on_access(&buffer_y, &stream_b, access::read);
+  CHECK_THROWS_AS(checker.on_access(&buffer_x, &stream_c, access::read), umsync::ordering_error);
+  CHECK_THROWS_AS(checker.on_access(&buffer_y, &stream_c, access::write), umsync::ordering_error);
+  checker.on_device_synchronized(every_stream, true);
+  CHECK_NOTHROW(checker.on_access(&buffer_x, &stream_c, access::write));  // both are done
+  CHECK_NOTHROW(checker.on_access(&buffer_y, &stream_c, access::write));
+  // Only what was enqueued before the synchronization: a's next read still races with c's write.
+  CHECK_THROWS_AS(checker.on_access(&buffer_x, &stream_a, access::read), umsync::ordering_error);
+}
+
+TEST_CASE_FIXTURE(fresh_checker, "a stream first seen after a whole-device synchronization is ordered after it")
+{
+  char late_stream = 0;
+  checker.on_access(&buffer_x, &stream_a, access::write);
+  CHECK_THROWS_AS(checker.on_access(&buffer_x, &late_stream, access::read), umsync::ordering_error);
+  checker.reset();
+  checker.on_access(&buffer_x, &stream_a, access::write);
+  checker.on_device_synchronized(every_stream, true);
+  CHECK_NOTHROW(checker.on_access(&buffer_x, &late_stream, access::read));
+}
+
+TEST_CASE_FIXTURE(fresh_checker, "a whole-device synchronization joins the streams of that device only")
+{
+  alignas(8) char buffer_y = 0;
+  checker.on_access(&buffer_x, &stream_a, access::write);
+  checker.on_access(&buffer_y, &stream_b, access::write);  // b: another device
+  checker.on_device_synchronized([](void const* stream) { return stream == &stream_a; }, false);
+  CHECK_NOTHROW(checker.on_access(&buffer_x, &stream_c, access::read));
+  CHECK_THROWS_AS(checker.on_access(&buffer_y, &stream_c, access::read), umsync::ordering_error);
+}
+
+TEST_CASE_FIXTURE(fresh_checker, "a destroyed stream's work is joined by a whole-device synchronization on one device")
+{
+  checker.on_access(&buffer_x, &stream_a, access::write);
+  checker.forget_stream(&stream_a);  // cudaStreamDestroy: the write still runs
+  CHECK_THROWS_AS(checker.on_access(&buffer_x, &stream_b, access::read), umsync::ordering_error);
+  checker.on_device_synchronized(every_stream, false);  // several devices: its device is unknown
+  CHECK_THROWS_AS(checker.on_access(&buffer_x, &stream_b, access::read), umsync::ordering_error);
+  checker.on_device_synchronized(every_stream, true);
+  CHECK_NOTHROW(checker.on_access(&buffer_x, &stream_b, access::read));
+}
+
+TEST_CASE_FIXTURE(fresh_checker, "the host's write of memory a stream still reads is reported until the host waits")
+{
+  checker.on_access(&buffer_x, &stream_a, access::read);  // an async copy from a staging slot
+  unsigned const host_line = std::source_location::current().line() + 2;
+  try {
+    checker.on_access(&buffer_x, 1, ordering_checker::host, access::write);
+    FAIL("no ordering_error");
+  } catch (umsync::ordering_error const& e) {
+    CHECK(e.earlier().stream == &stream_a);
+    CHECK(e.earlier().operation == "read");
+    CHECK(e.later().stream == nullptr);
+    CHECK(e.later().operation == "write");
+    CHECK(e.later().where.line() == host_line);
+    std::string const what = e.what();
+    CHECK(what.find("write on the host at") != std::string::npos);
+    CHECK(what.find("umsync::synchronize_device()") != std::string::npos);
+    CHECK(what.find("raw cudaDeviceSynchronize()") != std::string::npos);
+  }
+  checker.on_record(&event_1, &stream_a);
+  checker.on_host_waited_for_event(&event_1);
+  CHECK_NOTHROW(checker.on_access(&buffer_x, 1, ordering_checker::host, access::write));
+  // Work the host issues after its write is ordered after it, on any stream.
+  CHECK_NOTHROW(checker.on_access(&buffer_x, &stream_b, access::read));
+  CHECK_THROWS_AS(checker.on_access(&buffer_x, 1, ordering_checker::host, access::write), umsync::ordering_error);
+  checker.on_device_synchronized(every_stream, true);
+  CHECK_NOTHROW(checker.on_access(&buffer_x, 1, ordering_checker::host, access::write));
+}
+
+TEST_CASE_FIXTURE(fresh_checker, "the legacy default stream synchronizes with blocking streams, not with others")
+{
+  void const* const legacy = static_cast<void const*>(cudaStreamLegacy);
+  alignas(8) char buffer_y = 0;
+  checker.on_blocking_stream(&stream_a);
+  checker.on_access(&buffer_x, &stream_a, access::write);
+  checker.on_access(&buffer_y, &stream_b, access::write);  // b is non-blocking
+  CHECK_NOTHROW(checker.on_access(&buffer_x, legacy, access::read));
+  CHECK_THROWS_AS(checker.on_access(&buffer_y, legacy, access::read), umsync::ordering_error);
+  // The other way: a blocking stream's later work waits for the legacy stream's.
+  checker.on_access(&buffer_x, legacy, access::write);
+  CHECK_NOTHROW(checker.on_access(&buffer_x, &stream_a, access::read));
+  CHECK_THROWS_AS(checker.on_access(&buffer_x, &stream_b, access::read), umsync::ordering_error);
+  // A destroyed blocking stream's address may come back as a non-blocking stream.
+  checker.on_host_waited_for_stream(&stream_a);
+  checker.forget_stream(&stream_a);
+  checker.on_access(&buffer_x, legacy, access::write);
+  CHECK_THROWS_AS(checker.on_access(&buffer_x, &stream_a, access::read), umsync::ordering_error);
+}

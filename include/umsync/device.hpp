@@ -3,9 +3,15 @@
 // The rest of umsync asks `capabilities(device)` before it relies on a feature (concurrent
 // managed access for batch prefetch, memory pools, 64-bit stream memory operations), so a
 // missing feature is a clear error instead of a failing call deep inside a step.
+//
+// It also holds umsync's whole-device host synchronization, synchronize_device(): the one way
+// the UMSYNC_DEBUG ordering checker learns that every stream of the device has finished (a raw
+// cudaDeviceSynchronize() is invisible to it, docs/sync.md).
 #pragma once
 
 #include <umsync/config.hpp>
+#include <umsync/detail/capture_check.hpp>
+#include <umsync/detail/debug/checker_hooks.hpp>
 #include <umsync/detail/driver_entry.hpp>
 #include <umsync/error.hpp>
 
@@ -155,6 +161,23 @@ inline device_capabilities query_capabilities(int ordinal, std::source_location 
   int ordinal = -1;
   check(cudaGetDevice(&ordinal), "cudaGetDevice", where);
   return ordinal;
+}
+
+/// Blocks the host until all work queued on the current device, on every stream, is done
+/// (cudaDeviceSynchronize). In UMSYNC_DEBUG builds the ordering checker learns it: what the host
+/// issues afterwards, on any stream, streams created later included, is ordered after that work.
+/// Refused with capture_error while a umsync capture is in progress (the call would wait for
+/// captured streams and invalidate the capture).
+inline void synchronize_device(std::source_location where = std::source_location::current())
+{
+  if (detail::captures_in_progress().load() > 0) [[unlikely]] {
+    throw capture_error("cudaDeviceSynchronize", "it waits for every stream of the device, a capturing one too (at " +
+                                                     detail::describe_location(where) + ")");
+  }
+  int device = 0;
+  check(cudaGetDevice(&device), "cudaGetDevice", where);
+  check(cudaDeviceSynchronize(), "cudaDeviceSynchronize", where);
+  detail::debug::note_device_synchronized(device);
 }
 
 UMSYNC_NAMESPACE_END

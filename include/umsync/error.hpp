@@ -166,7 +166,7 @@ class invalid_argument : public detail::standard_error<std::invalid_argument> {
 class ordering_error : public usage_error {
  public:
   struct site {
-    void const* stream = nullptr;  ///< the cudaStream_t, as an address
+    void const* stream = nullptr;  ///< the cudaStream_t, as an address; null: the host itself
     std::string operation;         ///< "read", "write" or "free"
     std::source_location where;
   };
@@ -181,15 +181,20 @@ class ordering_error : public usage_error {
  private:
   static std::string describe(site const& earlier, site const& later)
   {
-    auto stream_name = [](void const* stream) {
-      char buffer[32];
-      std::snprintf(buffer, sizeof buffer, "%p", stream);
+    auto party = [](void const* stream) {  // a null stream is the host itself
+      char buffer[48];
+      if (stream == nullptr) {
+        return std::string("the host");
+      }
+      std::snprintf(buffer, sizeof buffer, "stream %p", stream);
       return std::string(buffer);
     };
-    return "unordered access: " + later.operation + " on stream " + stream_name(later.stream) + " at " +
-           detail::describe_location(later.where) + " is not ordered after the " + earlier.operation + " on stream " +
-           stream_name(earlier.stream) + " at " + detail::describe_location(earlier.where) +
-           "; add an event edge (umsync::stream_dependency) between them";
+    return "unordered access: " + later.operation + " on " + party(later.stream) + " at " +
+           detail::describe_location(later.where) + " is not ordered after the " + earlier.operation + " on " +
+           party(earlier.stream) + " at " + detail::describe_location(earlier.where) +
+           "; add an event edge (umsync::stream_dependency) between them, or make the host wait through umsync "
+           "(a stream's or event's synchronize(), umsync::synchronize_device()): the checker does not see a raw "
+           "cudaDeviceSynchronize() or cudaStreamSynchronize()";
   }
 
   site earlier_;

@@ -84,7 +84,8 @@ class basic_event {
   }
 
   /// True when the recorded work is done (or nothing was recorded); never blocks. Refused like
-  /// synchronize() for an event recorded in a capture in progress.
+  /// synchronize() for an event recorded in a capture in progress. True orders what the host
+  /// issues afterwards after the recorded work, as synchronize() does.
   [[nodiscard]] bool ready(std::source_location where = std::source_location::current()) const
   {
     refuse_if_captured("cudaEventQuery", where);
@@ -94,6 +95,7 @@ class basic_event {
       return false;
     }
     check(status, "cudaEventQuery", where);
+    detail::debug::note_host_waited_for_event(get());
     return true;
   }
 

@@ -76,6 +76,9 @@ class stream {
     cudaStream_t handle = nullptr;
     check(cudaStreamCreateWithPriority(&handle, flags, options.priority), "cudaStreamCreateWithPriority", where);
     handle_ = decltype(handle_)(handle);
+    if (!options.non_blocking) {
+      detail::debug::note_blocking_stream(handle);  // the checker models its legacy-stream sync
+    }
   }
 
   template <std::integral Zero>

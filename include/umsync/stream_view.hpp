@@ -97,7 +97,8 @@ class stream_view {
   }
 
   /// True when all work queued so far has finished; never blocks. A stream that is being
-  /// captured throws capture_error first (the query would invalidate the capture).
+  /// captured throws capture_error first (the query would invalidate the capture). True orders
+  /// what the host issues afterwards after that work, as synchronize() does.
   [[nodiscard]] bool ready(std::source_location where = std::source_location::current()) const
   {
     detail::refuse_in_capture(handle_, "cudaStreamQuery", where);
@@ -107,6 +108,7 @@ class stream_view {
       return false;
     }
     check(status, "cudaStreamQuery", where);
+    detail::debug::note_host_waited_for_stream(handle_);
     return true;
   }
 

@@ -34,6 +34,7 @@
 #include <umsync/memory/pool_ipc.hpp>
 #include <umsync/memory/reinterpret_span.hpp>
 #include <umsync/memory/resource.hpp>
+#include <umsync/memory/staging_ring.hpp>
 #include <umsync/memory/step_buffer.hpp>
 #include <umsync/phase/phase_advisor.hpp>
 #include <umsync/stream.hpp>

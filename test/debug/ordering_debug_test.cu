@@ -233,3 +233,99 @@ TEST_CASE("raw pointers umsync did not allocate pass unchecked; spans of one buf
   CHECK(wrong_whole == 0);
   CHECK(wrong_untracked == 0);
 }
+
+// PyTorch CSAN's whole-device scenarios, with real streams: after a synchronization of the whole
+// device, another stream's use of the memory, and a stream created afterwards, are ordered.
+TEST_CASE(
+    "after umsync::synchronize_device, other streams and streams created later are ordered; raw syncs are not seen")
+{
+  umsync_test::memory_baseline const baseline;
+  auto rng = umsync_test::make_rng();
+  std::size_t const n = std::size_t{1} << 16;
+  std::vector<std::uint32_t> const input = umsync_test::random_words(rng, n);
+  std::uint32_t const key = static_cast<std::uint32_t>(rng());
+  std::vector<std::uint32_t> output(n, 0);
+  umsync::stream<> const a;
+  umsync::stream<> const b;
+  {
+    umsync::async_pool_buffer<std::uint32_t> in(n, a);
+    umsync::async_pool_buffer<std::uint32_t> out(n, a);
+    umsync::copy_sync_pageable(in, input, a);
+    UMSYNC_CUDA_CHECK(cudaMemsetAsync(out.data(), 0xFF, out.size_bytes(), a.view()));  // poison
+    umsync::launch(a, {.grid = 64, .block = 256}, umsync_test::xor_with, in, out, n, key);
+    // A raw cudaDeviceSynchronize orders the GPU, but the checker cannot see it; it says so.
+    UMSYNC_CUDA_CHECK(cudaDeviceSynchronize());
+    try {
+      umsync::copy_sync_pageable(output, out, b);
+      FAIL("no ordering_error");
+    } catch (umsync::ordering_error const& e) {
+      CHECK(std::string(e.what()).find("umsync::synchronize_device()") != std::string::npos);
+    }
+    {
+      umsync::stream<> const before;  // first seen before the synchronization: not ordered yet
+      CHECK_THROWS_AS(umsync::copy_sync_pageable(output, out, before), umsync::ordering_error);
+    }
+    umsync::synchronize_device();
+    CHECK_NOTHROW(umsync::copy_sync_pageable(output, out, b));
+    {
+      umsync::stream<> const created_after;
+      std::vector<std::uint32_t> again(n, 0);
+      CHECK_NOTHROW(umsync::copy_sync_pageable(again, out, created_after));
+      CHECK(again == output);
+    }
+    // What is enqueued after the synchronization is not covered by it.
+    umsync::launch(a, {.grid = 64, .block = 256}, umsync_test::xor_with, in, out, n, key);
+    CHECK_THROWS_AS(umsync::launch(b, {.grid = 64, .block = 256}, umsync_test::xor_with, out, in, n, key),
+                    umsync::ordering_error);
+    umsync::synchronize_device();
+  }
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    wrong += output[i] != (input[i] ^ key) ? 1 : 0;
+  }
+  CHECK(wrong == 0);
+}
+
+TEST_CASE("a successful ready() orders as a synchronize does; a blocking stream's work orders the legacy stream's")
+{
+  umsync_test::memory_baseline const baseline;
+  std::size_t const n = 4096;
+  std::vector<std::uint32_t> output(n, 0);
+  umsync::stream<> const a;
+  umsync::stream<> const b;
+  umsync::stream<> const blocking{{.non_blocking = false}};
+  {
+    umsync::async_pool_buffer<std::uint32_t> buffer(n, a);
+    UMSYNC_CUDA_CHECK(cudaMemsetAsync(buffer.data(), 0x5A, buffer.size_bytes(), a.view()));
+    umsync::launch(a, {.grid = 1, .block = 1}, umsync_test::spin_for, std::uint64_t{1'000'000});
+    umsync::launch(a, {.grid = 16, .block = 256}, umsync_test::xor_with, buffer, buffer, n, 1U);
+    CHECK_THROWS_AS(umsync::copy_sync_pageable(output, buffer, b), umsync::ordering_error);
+    while (!a.ready()) {
+    }
+    CHECK_NOTHROW(umsync::copy_sync_pageable(output, buffer, b));
+    // An event's ready() likewise.
+    umsync::launch(a, {.grid = 16, .block = 256}, umsync_test::xor_with, buffer, buffer, n, 1U);
+    umsync::event done;
+    done.record(a);
+    while (!done.ready()) {
+    }
+    CHECK_NOTHROW(umsync::copy_sync_pageable(output, buffer, b));
+    // The legacy default stream waits for a blocking stream's earlier work, not a non-blocking one's.
+    umsync::event written;
+    written.record(a);
+    blocking.wait(written);
+    umsync::launch(blocking, {.grid = 16, .block = 256}, umsync_test::xor_with, buffer, buffer, n, 2U);
+    CHECK_NOTHROW(umsync::copy_sync_pageable(output, buffer, umsync::legacy_default_stream()));
+    umsync::launch(b, {.grid = 16, .block = 256}, umsync_test::xor_with, buffer, buffer, n, 4U);
+    CHECK_THROWS_AS(umsync::copy_sync_pageable(output, buffer, umsync::legacy_default_stream()),
+                    umsync::ordering_error);
+    umsync::synchronize_device();  // the buffer is freed on a, after everything
+  }
+  a.synchronize();
+  std::size_t wrong = 0;
+  std::uint32_t const byte = 0x5A5A5A5AU;
+  for (std::size_t i = 0; i < n; ++i) {
+    wrong += output[i] != (byte ^ 1U ^ 1U ^ 2U) ? 1 : 0;
+  }
+  CHECK(wrong == 0);
+}

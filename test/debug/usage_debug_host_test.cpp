@@ -125,9 +125,11 @@ TEST_CASE("a raw pointer into memory umsync allocated, launched on another strea
 {
   auto& checker = umsync::detail::debug::ordering_checker::instance();
   checker.reset();
-  // Two real stream handles that need no stream to be created (the checker sees only handles),
-  // and host memory standing for an allocation umsync registered.
-  auto const first = umsync::legacy_default_stream<compute>();
+  // A stream handle only the checker sees (the write is noted, not run) and a real one that needs
+  // no stream to be created, and host memory standing for an allocation umsync registered. Not
+  // the legacy stream as `first`: the per-thread stream synchronizes with it.
+  static char first_stream = 0;
+  umsync::stream_view<compute> const first{reinterpret_cast<cudaStream_t>(&first_stream)};
   auto const second = umsync::per_thread_default_stream<compute>();
   static float memory[64];
   umsync::detail::debug::note_allocated(memory, sizeof memory);

@@ -1,7 +1,8 @@
 // umsync/detail/debug/checker_hooks.hpp: what umsync's types tell the UMSYNC_DEBUG ordering
 // checker (ordering_checker.hpp): every allocation and its free, every access (of a span, or of
-// a raw pointer a kernel receives), record, wait, host wait and destruction; and the one debug
-// check of what memory really is (pageable host memory said to be pinned, device or managed).
+// a raw pointer a kernel receives, or the host's own), record, wait, host wait (of a stream, an
+// event or the whole device), blocking streams and destruction; and the one debug check of what
+// memory really is (pageable host memory said to be pinned, device or managed).
 //
 // In release builds each hook is empty and this header includes nothing of the checker, so a
 // release translation unit pays neither run time nor compile time for it (the checker needs
@@ -137,6 +138,50 @@ inline void note_host_waited_for_event(void const* event)
 {
   ordering_checker::instance().on_host_waited_for_event(event);
 }
+/// The host itself accesses the `bytes` at `address` (pinned memory it writes or reads).
+inline void note_host_access(void const* address, std::size_t bytes, access kind, std::source_location const& where)
+{
+  ordering_checker::instance().on_access(address, bytes, ordering_checker::host, kind, where);
+}
+/// The host waited for the current device (cudaDeviceSynchronize). Which known streams are that
+/// device's: all of them where the process has one device; else those cudaStreamGetDevice places
+/// there (the default streams' handles stand for every device's, so they are not joined, nor
+/// are destroyed streams, whose device is gone). A stream that cannot be asked is not joined: a
+/// false report, never a missed one.
+inline void note_device_synchronized(int device)
+{
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    static_cast<void>(cudaGetLastError());
+    count = 0;
+  }
+  if (count == 1) {
+    ordering_checker::instance().on_device_synchronized([](void const*) { return true; }, true);
+    return;
+  }
+  ordering_checker::instance().on_device_synchronized(
+      [device](void const* stream) {
+        if (stream == static_cast<void const*>(cudaStreamLegacy) ||
+            stream == static_cast<void const*>(cudaStreamPerThread)) {
+          return false;
+        }
+        int of = -1;
+        if (cudaStreamGetDevice(static_cast<cudaStream_t>(const_cast<void*>(stream)), &of) != cudaSuccess) {
+          static_cast<void>(cudaGetLastError());
+          return false;
+        }
+        return of == device;
+      },
+      false);
+}
+/// `stream` was made blocking (it synchronizes with the legacy default stream).
+inline void note_blocking_stream(void const* stream) noexcept
+{
+  try {
+    ordering_checker::instance().on_blocking_stream(stream);
+  } catch (...) {  // bookkeeping: an allocation failure only loses ordering (a false report)
+  }
+}
 inline void note_stream_destroyed(void const* stream) noexcept
 {
   try {
@@ -168,6 +213,9 @@ inline void note_record(void const*, void const*) {}
 inline void note_wait(void const*, void const*) {}
 inline void note_host_waited_for_stream(void const*) {}
 inline void note_host_waited_for_event(void const*) {}
+inline void note_host_access(void const*, std::size_t, access, std::source_location const&) {}
+inline void note_device_synchronized(int) {}
+inline void note_blocking_stream(void const*) noexcept {}
 inline void note_stream_destroyed(void const*) noexcept {}
 inline void note_event_destroyed(void const*) noexcept {}
 

@@ -6,7 +6,15 @@
 // sanitizer (a vector clock per stream, a snapshot per event, the uses of each byte range
 // since its last write) and throws ordering_error when an access is not ordered after the
 // previous conflicting one on an overlapping range. Host synchronization (stream or event
-// synchronize) orders everything the host issues afterwards.
+// synchronize, a query that found the work done, a whole-device synchronize) orders everything
+// the host issues afterwards, on every stream, streams first seen later included. The host is
+// a party of its own (the null key): its writes of pinned memory (a staging slot) are checked
+// against the streams' reads. The legacy default stream's implicit synchronization with
+// blocking streams is modelled for the streams the checker is told are blocking.
+//
+// What the host does with the raw runtime (cudaDeviceSynchronize, cudaStreamSynchronize) the
+// checker cannot see: the runtime has no callback for it. Such a synchronization must go through
+// umsync (umsync::synchronize_device(), a stream's or event's synchronize()) to order anything.
 //
 // umsync's buffers register the address range of each allocation they make (and remove it when
 // they free it). An access anywhere inside a registered allocation is kept with that
@@ -19,8 +27,9 @@
 // neither this header nor anything it needs (<map>, <mutex>).
 // Limits: memory umsync did not allocate (adopted spans, a user's own types) is known by the
 // start address of each span, so two spans of it that start at different addresses are not
-// related, and a raw pointer to it is not checked; the legacy default stream's implicit
-// synchronization is not modelled.
+// related, and a raw pointer to it is not checked; one handle value stands for the legacy
+// (and the per-thread) default stream of every device, so with several devices the legacy
+// stream's implicit synchronization is a promise the checker takes on trust.
 #pragma once
 
 #include <umsync/config.hpp>
@@ -100,7 +109,7 @@ class ordering_checker {
     return address != nullptr && allocation_holding(address_of(address)) != allocations_.end();
   }
 
-  /// `stream` uses the `bytes` at `address` (read, write, or free). Throws ordering_error when
+  /// `stream` (or `host`: the host itself) uses the `bytes` at `address` (read, write, or free). Throws ordering_error when
   /// the use is not ordered after the last conflicting use of an overlapping range on another
   /// stream. Inside a tracked allocation the use is kept with the allocation; elsewhere with
   /// `address`.
@@ -182,11 +191,47 @@ class ordering_checker {
     }
   }
 
+  /// The host waited for a whole device (cudaDeviceSynchronize through umsync): every stream
+  /// `on_device(stream)` says is that device's has completed everything enqueued so far, and so
+  /// has the work of streams destroyed since the last such wait when `retired_on_device` (their
+  /// device is no longer known: true only where the process has one device). What the host
+  /// issues afterwards, on any stream, streams first seen later included, is ordered after it.
+  template <class OnDevice>
+  void on_device_synchronized(OnDevice&& on_device, bool retired_on_device)
+  {
+    std::lock_guard lock(mutex_);
+    clock joined;
+    for (auto const& [stream, c] : streams_) {
+      if (on_device(stream)) {
+        merge(joined, c);
+      }
+    }
+    if (retired_on_device) {
+      merge(joined, retired_);
+      retired_.clear();
+    }
+    merge(host_, joined);
+  }
+
+  /// `stream` synchronizes with the legacy default stream (a blocking stream: cudaStreamDefault).
+  void on_blocking_stream(void const* stream)
+  {
+    std::lock_guard lock(mutex_);
+    blocking_.push_back(stream);
+  }
+
   /// A stream or event handle is destroyed; a new one may reuse its address.
   void forget_stream(void const* stream)
   {
     std::lock_guard lock(mutex_);
-    streams_.erase(stream);  // cudaStreamDestroy does not wait: nothing becomes ordered here
+    // cudaStreamDestroy does not wait: nothing becomes ordered here. Its work still runs, and
+    // a later whole-device synchronization waits for it: kept for that.
+    auto const found = streams_.find(stream);
+    if (found != streams_.end()) {
+      merge(retired_, found->second);
+      streams_.erase(found);
+    }
+    std::erase(blocking_, stream);
   }
   void forget_event(void const* event)
   {
@@ -204,7 +249,12 @@ class ordering_checker {
     allocations_.clear();
     read_only_.clear();
     host_.clear();
+    retired_.clear();
+    blocking_.clear();
   }
+
+  /// The key under which the host's own accesses are kept (on_access with this stream).
+  static constexpr void const* host = nullptr;
 
   /// The `bytes` at `base` may be read and not written until on_read_only_end(base): a write
   /// or free that overlaps them throws usage_error, starting with `why` (who declared them
@@ -265,12 +315,38 @@ class ordering_checker {
   }
 
   /// The stream's clock, first brought up to what the host has waited for: work issued now
-  /// is ordered after everything the host synchronized with.
+  /// is ordered after everything the host synchronized with (and after the host's own
+  /// accesses). The host's clock is host_ itself. Work on the legacy default stream waits for
+  /// every blocking stream's earlier work, and a blocking stream's work for the legacy stream's.
   clock& stream_clock(void const* stream)
   {
+    if (stream == host) {
+      return host_;
+    }
     clock& c = streams_[stream];
     merge(c, host_);
+    void const* const legacy = static_cast<void const*>(cudaStreamLegacy);
+    if (stream == legacy) {
+      for (void const* blocking : blocking_) {
+        auto const found = streams_.find(blocking);
+        if (found != streams_.end()) {
+          merge(c, found->second);
+        }
+      }
+    } else if (is_blocking(stream)) {
+      auto const found = streams_.find(legacy);
+      if (found != streams_.end()) {
+        merge(c, found->second);
+      }
+    }
     return c;
+  }
+
+  /// The per-thread default stream synchronizes with the legacy stream as a blocking stream does.
+  bool is_blocking(void const* stream) const
+  {
+    return stream == static_cast<void const*>(cudaStreamPerThread) ||
+           std::find(blocking_.begin(), blocking_.end(), stream) != blocking_.end();
   }
 
   /// The registered allocation (base -> end) that holds `address`, or allocations_.end().
@@ -365,6 +441,10 @@ class ordering_checker {
   /// Memory that may be read, not written, for now: base -> extent and who said so.
   std::map<std::uintptr_t, read_only_range> read_only_;
   clock host_;
+  /// What streams destroyed since the last whole-device synchronization had enqueued.
+  clock retired_;
+  /// The streams known to synchronize with the legacy default stream (few: a vector).
+  std::vector<void const*> blocking_;
 };
 
 }  // namespace detail::debug
