@@ -81,7 +81,7 @@ fi
 
 export UMSYNC_REQUIRE_GPU=1
 if want tests; then
-step "ctest (all but bench)" "$out/ctest.log" ctest --test-dir "$build" -LE '^bench$' -j 4 --output-on-failure
+step "ctest (all but bench)" "$out/ctest.log" ctest --test-dir "$build" -LE '^bench$' -j "$jobs" --output-on-failure
 grep -E "tests passed|Skipped|Failed" "$out/ctest.log" | tail -n 8
 
 examples=("$build"/examples/umsync_example_*)
