@@ -4,7 +4,8 @@
 # Compiles each test/sass/*.cu to a cubin (nvcc of BUILD_DIR, release flags, no UMSYNC_DEBUG),
 # dumps its SASS with cuobjdump and requires, for every pair raw_<name> / umsync_<name>:
 # identical instruction sequences; for barrier pairs identical BAR lines whose id and count are
-# immediate operands; for cluster pairs (cluster_*) identical cluster barrier (UCGABAR_*) lines.
+# immediate operands; for cluster pairs (cluster_*) identical cluster barrier (UCGABAR_*) lines;
+# for PDL pairs (pdl_*) the trigger (PREEXIT) and the wait (ACQBULK) in both.
 # Prints what it compared; exits non-zero on a difference. cuobjdump is looked for next to nvcc,
 # then as $CUOBJDUMP, then on PATH (it needs nvdisasm: next to it, on PATH or in NVDISASM_PATH).
 set -euo pipefail
@@ -51,6 +52,7 @@ for line in (line for dump in sys.argv[1:] for line in open(dump)):
     if m and current is not None:
         current.append(re.sub(r"\s+", " ", m.group(1)).strip())
 
+MARKERS = {"cluster_": ("UCGABAR_ARV", "UCGABAR_WAIT"), "pdl_": ("PREEXIT", "ACQBULK")}
 bar_immediate = re.compile(r"^BAR\.[A-Z_.]+ 0x[0-9a-f]+(, 0x[0-9a-f]+)?$")
 names = sorted(n[len("raw_"):] for n in functions if n.startswith("raw_"))
 failures = 0
@@ -63,10 +65,12 @@ for name in names:
         print(f"FAIL {name}: umsync_{name} missing")
         failures += 1
         continue
-    cluster = name.startswith("cluster_")
-    barrier_prefix = "UCGABAR" if cluster else "BAR"
-    raw_bar = [i for i in raw if i.startswith(barrier_prefix)]
-    typed_bar = [i for i in typed if i.startswith(barrier_prefix)]
+    # Pairs of a kind named by their prefix must keep that kind's instructions (both identical and
+    # present): the cluster barrier's arrive and wait, PDL's trigger (PREEXIT) and wait (ACQBULK).
+    kind = next((prefix for prefix in MARKERS if name.startswith(prefix)), None)
+    marker_prefixes = MARKERS[kind] if kind else ("BAR",)
+    raw_bar = [i for i in raw if i.startswith(marker_prefixes)]
+    typed_bar = [i for i in typed if i.startswith(marker_prefixes)]
     problems = []
     if raw != typed:
         diff = next((k for k, (a, b) in enumerate(zip(raw, typed)) if a != b), min(len(raw), len(typed)))
@@ -75,10 +79,10 @@ for name in names:
                         f"{raw[diff] if diff < len(raw) else '-'} | {typed[diff] if diff < len(typed) else '-'}")
     if raw_bar != typed_bar:
         problems.append(f"barrier lines differ: {raw_bar} vs {typed_bar}")
-    if cluster:
-        if not any(i.startswith("UCGABAR_ARV") for i in typed_bar) or not any(
-                i.startswith("UCGABAR_WAIT") for i in typed_bar):
-            problems.append("no cluster barrier (UCGABAR_ARV and UCGABAR_WAIT)")
+    if kind:
+        missing = [m for m in MARKERS[kind] if not any(i.startswith(m) for i in typed_bar)]
+        if missing:
+            problems.append("no " + " and no ".join(missing) + " instruction")
     elif name != "syncwarp":
         if not typed_bar:
             problems.append("no BAR instruction")
