@@ -258,11 +258,13 @@ void matmul_forward_bound(umsync::bound_handle<compute, cublasHandle_t> const& b
 // out = 1 + inp, where llm.c would write cudaMemset, (float4*) casts and a NULL argument.
 void extras(umsync::stream_view<compute> s, tensor out, const_tensor inp, int N)
 {
-  constexpr umsync::launch_config cfg{.grid = dim3(64), .block = dim3(256)};
+  int const block_size = 256;
   umsync::fill(s, out, 1.0F);  // was cudaMemsetAsync (bytes only) or a fill kernel
-  umsync::launch(s, cfg, residual_forward_kernel4, umsync::reinterpret_span<float4>(out),
-                 umsync::reinterpret_span<float4 const>(inp), N / 4);  // was (float4*)out, (const float4*)inp
-  umsync::launch(s, cfg, scale_kernel, out, nullptr, N);               // no scale: nullptr, not NULL
+  umsync::launch(s, {.grid = dim3(ceil_div(N / 4, block_size)), .block = dim3(block_size)}, residual_forward_kernel4,
+                 umsync::reinterpret_span<float4>(out), umsync::reinterpret_span<float4 const>(inp),
+                 N / 4);  // was (float4*)out, (const float4*)inp
+  umsync::launch(s, {.grid = dim3(ceil_div(N, block_size)), .block = dim3(block_size)}, scale_kernel, out, nullptr,
+                 N);  // no scale: nullptr, not NULL
 }
 #endif
 
