@@ -589,6 +589,70 @@ def decide_launch_chain(run):
     return rank(d, " ".join(extra))
 
 
+CLUSTER_REDUCE_SHORT = 1081344  # floats of family Q's launch-bound rows (1056 blocks x 256 threads x one float4)
+CLUSTER_REDUCE_GROUP = 4  # blocks per group the decision ranks at; the other sizes go to the extra text
+CLUSTER_REDUCE_WAYS = (("cluster DSMEM (umsync::cluster_shared_scope)", "cluster_reduce_dsmem"),
+                       ("global atomics (umsync::launch)", "cluster_reduce_atomic"),
+                       ("two kernels (umsync::launch)", "cluster_reduce_two_kernels"))
+
+
+def decide_cluster_reduction(run):
+    """A cross-block reduction three ways (bench/cluster_reduce_bench.cu, family Q), umsync's
+    versions, ranked at the launch-bound size in groups of 4 blocks; the extra text gives DSMEM at
+    each cluster size measured, and the three ways at the bandwidth-bound size against the copy
+    ceiling."""
+    d = Decision("cluster_reduction", "A cross-block reduction: cluster DSMEM, global atomics or two kernels",
+                 quick_label="cross-block reduction", families=tuple(f for _, f in CLUSTER_REDUCE_WAYS),
+                 ceiling_label="device-to-device copy bandwidth (ceiling_device_to_device) for the bytes read, "
+                               "same run")
+    ceiling_gbps = run.first_value("ceiling_device_to_device", "GB/s")
+
+    def copy_ceiling_us(row, _run=None):
+        """The time the device-to-device copy ceiling takes for the bytes the reduction reads."""
+        return row["umsync_us"] * row["GB/s"] / ceiling_gbps if usable(ceiling_gbps) else None
+
+    def sizes_of(instance):
+        floats, group = instance.split("/")[:2]
+        return int(floats), int(group)
+
+    specs = [Spec(label, family, f"{CLUSTER_REDUCE_SHORT}/{CLUSTER_REDUCE_GROUP}", "umsync_us", "us",
+                  copy_ceiling_us) for label, family in CLUSTER_REDUCE_WAYS]
+    d.options, d.missing, _ = sized_options(run, specs, "")
+    d.timed = (f"per reduction of {CLUSTER_REDUCE_SHORT:,} floats (4.1 MiB, launch-bound) by 1,056 blocks in "
+               f"groups of {CLUSTER_REDUCE_GROUP} (one sum per group), event-timed over a batch of 32")
+    extra = []
+    clusters = sorted((sizes_of(i)[1], r["umsync_us"]) for i, r, _ in run.rows("cluster_reduce_dsmem")
+                      if sizes_of(i)[0] == CLUSTER_REDUCE_SHORT and usable(r.get("umsync_us")))
+    if len(clusters) >= 2:
+        best = min(clusters, key=lambda c: c[1])
+        extra.append("DSMEM by cluster size (launch-bound): " +
+                     ", ".join(f"{blocks} blocks {fmt(us)} us" for blocks, us in clusters) +
+                     f"; fastest with {best[0]}.")
+    skipped = sorted(i for i, (row, _) in run.families.get("cluster_reduce_dsmem", {}).items()
+                     if row.get("error_occurred"))
+    if skipped:
+        extra.append("Not run: " + ", ".join(f"`cluster_reduce_dsmem/{i}`" for i in skipped) +
+                     " (the device could not place the cluster).")
+    long_rows = []
+    for label, family in CLUSTER_REDUCE_WAYS:
+        for instance, row, _ in run.rows(family):
+            floats, group = sizes_of(instance)
+            if floats != CLUSTER_REDUCE_SHORT and group == CLUSTER_REDUCE_GROUP and usable(row.get("umsync_us")):
+                long_rows.append((label.split(" (")[0], floats, row))
+    if long_rows:
+        parts = []
+        for label, _, row in long_rows:
+            ceiling = copy_ceiling_us(row) if usable(row.get("GB/s")) else None
+            parts.append(f"{label} {fmt(row['umsync_us'])} us" +
+                         (f" ({fmt_ratio(row['umsync_us'] / ceiling)} ceiling)" if usable(ceiling) else ""))
+        extra.append(f"Bandwidth-bound ({human_size(long_rows[0][1] * 4, 'B')} read, groups of "
+                     f"{CLUSTER_REDUCE_GROUP}): " + ", ".join(parts) + ".")
+    ratios = [row["ratio"] for family in d.families for _, row, _ in run.rows(family) if usable(row.get("ratio"))]
+    if ratios:
+        extra.append(f"umsync / raw over the {len(ratios)} rows: {min(ratios):.3f}-{max(ratios):.3f}.")
+    return rank(d, " ".join(extra))
+
+
 def decide_allreduce(run):
     d = Decision("allreduce", "Gradient all-reduce: overlapped with compute or serial, and the bucket size",
                  quick_label="all-reduce overlap (one GPU)", families=("nccl_overlap_efficiency",),
@@ -701,7 +765,8 @@ def decide_wrappers(run):
 # no option measured is listed as "not measured in this run".
 DECISIONS = [decide_allocation, decide_managed_to_device, decide_managed_to_host, decide_managed_steady,
              decide_prefetch_streams, decide_cross_stream, decide_barrier, decide_warp_specialization, decide_graph,
-             decide_launch_chain, decide_allreduce, decide_library_calls, decide_resource_allocation, decide_wrappers]
+             decide_launch_chain, decide_cluster_reduction, decide_allreduce, decide_library_calls,
+             decide_resource_allocation, decide_wrappers]
 
 
 def decide(run):

@@ -83,6 +83,7 @@ groups=(
   "barriers:37:6:^barrier_|^warp_specialized"
   "graphs:68:5:^graph_"
   "launch_chain:20:4:^launch_chain_"
+  "cluster_reduce:45:5:^cluster_reduce_"
   "nccl:46:3:^nccl_"
   "rmm:20:4:^rmm_:umsync_rmm_bench"
 )

@@ -80,6 +80,28 @@ def launch_chain_rows(stream=4.6, pdl=3.8, graph=1.05, graph_pdl=0.75, long_stre
     return rows
 
 
+def cluster_reduce_rows(short=None, long=None, skip_dsmem_8=False):
+    """Family Q: per-reduction us of the three ways, at the launch-bound size for groups of 2, 4
+    and 8 blocks, and at the bandwidth-bound size; GB/s counted as bytes read."""
+    short = short or {"dsmem": {2: 6.0, 4: 5.0, 8: 5.5}, "atomic": {2: 8.0, 4: 8.0, 8: 8.0},
+                      "two_kernels": {2: 7.0, 4: 7.0, 8: 7.0}}
+    long = long or {"dsmem": 70.0, "atomic": 70.7, "two_kernels": 72.0}
+    rows = []
+    for way, groups in short.items():
+        for group, us in groups.items():
+            name = f"cluster_reduce_{way}/1081344/{group}/manual_time"
+            if skip_dsmem_8 and way == "dsmem" and group == 8:
+                rows.append(dict(name=name, run_name=name, run_type="iteration", error_occurred=True,
+                                 error_message="this device places clusters of at most 4 blocks"))
+                continue
+            rows += aggregate(name, raw_us=us, umsync_us=us, ratio=1.0, **{"GB/s": 1081344 * 4 / us * 1e-3})
+    for way, us in long.items():
+        for group in (2, 4, 8):
+            rows += aggregate(f"cluster_reduce_{way}/69206016/{group}/manual_time", raw_us=us, umsync_us=us, ratio=1.0,
+                              **{"GB/s": 69206016 * 4 / us * 1e-3})
+    return rows
+
+
 class Report(unittest.TestCase):
     def setUp(self):
         self.dir = tempfile.TemporaryDirectory()
@@ -142,6 +164,40 @@ class Verdict(Report):
             self.write(launch_chain_rows(pdl=5.0)))[1]))
         self.assertLess([o.label for o in slow.options].index("stream order (umsync::launch)"),
                         [o.label for o in slow.options].index("PDL (umsync::launch_dependent)"))
+
+    def test_a_cross_block_reduction_ranks_the_three_ways_and_reports_cluster_sizes(self):
+        ceiling = aggregate("ceiling_device_to_device/1024/manual_time", **{"GB/s": 69206016 * 4 / 35.0 * 1e-3})
+        run = report_module.Run(report_module.load(self.write(cluster_reduce_rows() + ceiling))[1])
+        decision = report_module.decide_cluster_reduction(run)
+        self.assertEqual([o.label for o in decision.options],
+                         ["cluster DSMEM (umsync::cluster_shared_scope)", "two kernels (umsync::launch)",
+                          "global atomics (umsync::launch)"])
+        self.assertAlmostEqual(decision.options[0].value, 5.0)  # groups of 4, not 2 or 8
+        self.assertAlmostEqual(decision.options[-1].ratio, 8.0 / 5.0)
+        self.assertTrue(decision.verdict.startswith("Use cluster DSMEM"), decision.verdict)
+        self.assertIn("DSMEM by cluster size (launch-bound): 2 blocks 6.000 us, 4 blocks 5.000 us, 8 blocks "
+                      "5.500 us; fastest with 4.", decision.verdict)
+        # The copy ceiling moves 264 MiB in 35 us: the bandwidth-bound rows read at 2x it.
+        self.assertIn("Bandwidth-bound (264 MiB read, groups of 4): cluster DSMEM 70.0 us (2.00x ceiling), global "
+                      "atomics 70.7 us (2.02x ceiling), two kernels 72.0 us (2.06x ceiling).", decision.verdict)
+        self.assertIn("umsync / raw over the 18 rows: 1.000-1.000.", decision.verdict)
+        row = self.row_of(self.report(cluster_reduce_rows() + ceiling),
+                          "A cross-block reduction: cluster DSMEM, global atomics or two kernels")
+        self.assertIn("**cluster DSMEM (umsync::cluster_shared_scope): 5.000 us, 1.00x", row)
+
+    def test_a_cross_block_reduction_names_a_cluster_the_device_could_not_place(self):
+        run = report_module.Run(report_module.load(self.write(cluster_reduce_rows(skip_dsmem_8=True)))[1])
+        decision = report_module.decide_cluster_reduction(run)
+        self.assertEqual(len(decision.options), 3)
+        self.assertIn("Not run: `cluster_reduce_dsmem/1081344/8`", decision.verdict)
+        self.assertIn("fastest with 4.", decision.verdict)
+        slow = report_module.decide_cluster_reduction(report_module.Run(report_module.load(self.write(
+            cluster_reduce_rows(short={"dsmem": {4: 9.0}, "atomic": {4: 8.0}, "two_kernels": {4: 8.05}})))[1]))
+        self.assertTrue(slow.verdict.startswith("Global atomics (umsync::launch) and two kernels (umsync::launch) cost "
+                                                "the same within the run's spread"), slow.verdict)
+        missing = report_module.decide_cluster_reduction(report_module.Run(report_module.load(self.write(
+            allocation_rows()))[1]))
+        self.assertFalse(missing.measured)
 
     def test_the_best_changes_with_the_rows(self):
         run = report_module.Run(report_module.load(self.write(allocation_rows(90.0, 80.0, 100.0)))[1])
