@@ -81,10 +81,11 @@ inline constexpr bool fill_accepts = State == tile_state::empty;
 /// so the bytes the barrier expects are the bytes the copies deliver. The copies may complete
 /// before the arrive: the phase cannot complete while the arrival is pending (PTX ISA, mbarrier
 /// tx-count).
+#define UMSYNC_DETAIL_FILL_NODISCARD \
+  [[nodiscard("umsync: a bulk fill must end with arrive(), which tells the barrier the bytes its copies deliver")]]
+
 template <barrier_scope Scope, std::size_t StaticBytes = 0, bool HasDynamic = false>
-class [[nodiscard("umsync: a bulk fill must end with arrive(), which tells the barrier the bytes its copies "
-                  "deliver")]] bulk_fill
-{
+class bulk_fill {
  public:
   __device__ explicit bulk_fill(transaction_barrier<Scope> const& barrier) noexcept : barrier_(barrier)
   {
@@ -92,7 +93,7 @@ class [[nodiscard("umsync: a bulk fill must end with arrive(), which tells the b
   }
   bulk_fill(bulk_fill const&) = delete;
   bulk_fill& operator=(bulk_fill const&) = delete;
-  __device__ bulk_fill(bulk_fill && other) noexcept : barrier_(other.barrier_), dynamic_bytes_(other.dynamic_bytes_)
+  __device__ bulk_fill(bulk_fill&& other) noexcept : barrier_(other.barrier_), dynamic_bytes_(other.dynamic_bytes_)
   {
 #if defined(UMSYNC_DEBUG)
     other.finished_ = true;
@@ -110,14 +111,14 @@ class [[nodiscard("umsync: a bulk fill must end with arrive(), which tells the b
 
   /// Copies the whole tile from `source` (N elements).
   template <class T, std::size_t N, tile_state State>
-  __device__ auto load(tile<T, N, State> && destination, T const* source)&& noexcept
+  UMSYNC_DETAIL_FILL_NODISCARD __device__ auto load(tile<T, N, State>&& destination, T const* source) && noexcept
   {
     return std::move(*this).template load<N>(std::move(destination), source);
   }
 
   /// Copies the first Count elements of the tile from `source`; Count is checked at compile time.
   template <std::size_t Count, class T, std::size_t N, tile_state State>
-  __device__ auto load(tile<T, N, State> && destination, T const* source)&& noexcept
+  UMSYNC_DETAIL_FILL_NODISCARD __device__ auto load(tile<T, N, State>&& destination, T const* source) && noexcept
   {
     static_assert(Count <= N, "umsync: a bulk copy of more elements than the tile holds");
     static_assert(Count * sizeof(T) % 16 == 0,
@@ -137,7 +138,8 @@ class [[nodiscard("umsync: a bulk fill must end with arrive(), which tells the b
 
   /// Copies the first `count` elements (a run-time count; debug builds check the 16-byte rule).
   template <class T, std::size_t N, tile_state State>
-  __device__ auto load(tile<T, N, State> && destination, T const* source, std::size_t count)&& noexcept
+  UMSYNC_DETAIL_FILL_NODISCARD __device__ auto load(tile<T, N, State>&& destination, T const* source,
+                                                    std::size_t count) && noexcept
   {
     std::size_t const bytes = count * sizeof(T);
 #if defined(UMSYNC_DEBUG)
@@ -157,7 +159,7 @@ class [[nodiscard("umsync: a bulk fill must end with arrive(), which tells the b
   }
 
   /// Arrives with expect_tx of every byte the loads deliver (an immediate when all are static).
-  __device__ void arrive()&& noexcept
+  __device__ void arrive() && noexcept
   {
     static_assert(StaticBytes > 0 || HasDynamic, "umsync: a bulk fill arrives after at least one load()");
 #if defined(UMSYNC_DEBUG)
@@ -216,6 +218,8 @@ class [[nodiscard("umsync: a bulk fill must end with arrive(), which tells the b
 template <barrier_scope Scope>
 bulk_fill(transaction_barrier<Scope> const&) -> bulk_fill<Scope, 0, false>;
 
+#undef UMSYNC_DETAIL_FILL_NODISCARD
+
 /// A global -> shared bulk copy issued apart from a bulk_fill: for copies whose bytes another
 /// thread announces with arrive_expect_tx(). Debug builds add the bytes to the barrier's count
 /// of issued bytes, which its timeout message compares with the bytes expected.
@@ -243,13 +247,11 @@ __device__ void bulk_load(tile<T, N, State>&& destination, T const* source, std:
 /// through wait(), after the store has read it (cp.async.bulk.wait_group.read 0): writing or
 /// refilling the shared source earlier would change what the store writes.
 template <class T, std::size_t N>
-class [[nodiscard("umsync: a bulk store's token must be waited (wait()) before its tile is written or refilled, and "
-                  "before the block exits")]] store_token
-{
+class store_token {
  public:
   store_token(store_token const&) = delete;
   store_token& operator=(store_token const&) = delete;
-  __device__ store_token(store_token && other) noexcept : data_(other.data_), issuer_(other.issuer_)
+  __device__ store_token(store_token&& other) noexcept : data_(other.data_), issuer_(other.issuer_)
   {
 #if defined(UMSYNC_DEBUG)
     other.waited_ = true;
@@ -268,7 +270,7 @@ class [[nodiscard("umsync: a bulk store's token must be waited (wait()) before i
   /// Every thread that holds the token calls it: the issuing thread waits until its stores have
   /// read their sources (all of them: wait_group.read 0), then `sync` hands the tile back.
   template <class Sync = whole_block>
-  __device__ tile<T, N, tile_state::empty> wait(Sync const& sync = {})&& noexcept
+  __device__ tile<T, N, tile_state::empty> wait(Sync const& sync = {}) && noexcept
   {
 #if defined(UMSYNC_DEBUG)
     waited_ = true;
@@ -281,7 +283,7 @@ class [[nodiscard("umsync: a bulk store's token must be waited (wait()) before i
   }
 
   /// The one real constructor (bulk_store()).
-  __device__ store_token(detail::transaction_key, T * data, bool issuer) noexcept : data_(data), issuer_(issuer) {}
+  __device__ store_token(detail::transaction_key, T* data, bool issuer) noexcept : data_(data), issuer_(issuer) {}
 
  private:
   T* data_;
@@ -296,7 +298,9 @@ class [[nodiscard("umsync: a bulk store's token must be waited (wait()) before i
 /// gets the token. The tile must be async_visible: written by generic code and fenced
 /// (publish_to_async()), or loaded and handed over the same way.
 template <class T, std::size_t N, tile_state State>
-__device__ store_token<T, N> bulk_store(T* destination, tile<T, N, State>&& source, bool issuer) noexcept
+[[nodiscard("umsync: a bulk store's token must be waited (wait()) before its tile is written or refilled, and before "
+            "the block exits")]] __device__ store_token<T, N>
+bulk_store(T* destination, tile<T, N, State>&& source, bool issuer) noexcept
 {
   static_assert(State != tile_state::generic_written,
                 "umsync: shared memory written by generic code is handed to a bulk (TMA) store only after "
