@@ -120,7 +120,10 @@ __global__ void typed_cluster_round_trip(std::uint32_t const* in, std::uint32_t*
 }
 
 // The raw kernels: the same round trip in raw cuda::ptx, with one mistake each.
-enum class raw_mistake { none, no_proxy_fence, short_expect };
+// A third mistake, expect_tx of half the bytes copied, hung its child process on the H200 (the
+// bytes the barrier did not expect complete into the next phase, which then never completes):
+// docs/async-copies.md. A hang has no count to report, so it is not run here.
+enum class raw_mistake { none, no_proxy_fence };
 
 template <raw_mistake Mistake>
 __global__ void raw_round_trip(std::uint32_t const* in, std::uint32_t* out, unsigned tiles)
@@ -138,10 +141,8 @@ __global__ void raw_round_trip(std::uint32_t const* in, std::uint32_t* out, unsi
       constexpr std::uint32_t bytes = tile_words * sizeof(std::uint32_t);
       cuda::ptx::cp_async_bulk(cuda::ptx::space_shared, cuda::ptx::space_global, stage,
                                in + std::size_t(t) * tile_words, bytes, &bar);
-      // short_expect: the barrier expects half the bytes, so its phase may complete early.
-      std::uint32_t const expected = Mistake == raw_mistake::short_expect ? bytes / 2 : bytes;
       static_cast<void>(cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta,
-                                                             cuda::ptx::space_shared, &bar, expected));
+                                                             cuda::ptx::space_shared, &bar, bytes));
     }
     while (!cuda::ptx::mbarrier_try_wait_parity(cuda::ptx::sem_acquire, cuda::ptx::scope_cta, &bar, parity)) {
     }
@@ -158,12 +159,6 @@ __global__ void raw_round_trip(std::uint32_t const* in, std::uint32_t* out, unsi
       cuda::ptx::cp_async_bulk_commit_group();
       cuda::ptx::cp_async_bulk_wait_group_read(cuda::ptx::n32_t<0>{});
     }
-    __syncthreads();
-  }
-  if constexpr (Mistake == raw_mistake::short_expect) {
-    // The bytes the barrier did not expect still land in this block's shared memory: keep the
-    // block until they have.
-    umsync_test::spin_for_ns(50'000);
     __syncthreads();
   }
 }
@@ -301,10 +296,6 @@ TEST_CASE("child process - raw round trip without the proxy fence" * doctest::sk
 {
   report_raw("no fence.proxy.async before the bulk store", raw_round_trip<raw_mistake::no_proxy_fence>);
 }
-TEST_CASE("child process - raw round trip expecting half the bytes" * doctest::skip())
-{
-  report_raw("expect_tx of half the bytes copied", raw_round_trip<raw_mistake::short_expect>);
-}
 
 TEST_CASE("the raw mistakes the types rule out, run on the GPU: how often they give a wrong result (reported)")
 {
@@ -313,5 +304,4 @@ TEST_CASE("the raw mistakes the types rule out, run on the GPU: how often they g
     return;
   }
   MESSAGE(child_report("child process - raw round trip without the proxy fence"));
-  MESSAGE(child_report("child process - raw round trip expecting half the bytes"));
 }
