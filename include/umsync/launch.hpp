@@ -131,8 +131,17 @@ inline kernel_facts read_kernel_facts(void const* kernel, int device, launch_con
 /// lock, not <mutex>: this header is on every launch's include path.
 inline kernel_facts const& facts_of(void const* kernel, launch_config const& config, bool fresh)
 {
-  int device = -1;
-  check(cudaGetDevice(&device), "cudaGetDevice", config.where);
+  // With one device in the process the current device is 0: the launch then skips
+  // cudaGetDevice, a runtime call that would otherwise cost each dependent launch.
+  static int const device_count = [&] {
+    int count = 0;
+    check(cudaGetDeviceCount(&count), "cudaGetDeviceCount", config.where);
+    return count;
+  }();
+  int device = 0;
+  if (device_count != 1) {
+    check(cudaGetDevice(&device), "cudaGetDevice", config.where);
+  }
   unsigned const block_threads = config.block.x * config.block.y * config.block.z;
   auto same = [&](kernel_facts const& entry) {
     return entry.kernel == kernel && entry.device == device && entry.block_threads == block_threads &&
