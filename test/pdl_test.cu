@@ -7,12 +7,14 @@
 // raw count is reported, not asserted: it shows the race is real on this device.
 #include "pdl/compute80_kernel.cuh"
 #include "support/gpu_test.hpp"
+#include "support/kernels.cuh"
 
 #include <umsync/graph/capture_scope.hpp>
 #include <umsync/graph/graph_exec.hpp>
 #include <umsync/launch.hpp>
 #include <umsync/memory/async_pool_buffer.hpp>
 #include <umsync/memory/copy.hpp>
+#include <umsync/memory/fill.hpp>
 #include <umsync/pdl.hpp>
 #include <umsync/stream.hpp>
 
@@ -35,22 +37,12 @@ __host__ __device__ std::uint32_t expected(std::size_t i, std::uint32_t seed)
   return static_cast<std::uint32_t>(i) * 2654435761U ^ seed;
 }
 
-__device__ void spin_for(std::uint64_t ns)
-{
-  std::uint64_t start = 0;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
-  std::uint64_t now = start;
-  while (now - start < ns) {
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-  }
-}
-
 /// The primary: lets its dependent start at once, then writes `out` late.
 __global__ void late_writer(std::uint32_t* out, std::size_t count, std::uint32_t seed, std::uint64_t delay_ns)
 {
   umsync::trigger_dependent_launch();
   if (threadIdx.x == 0) {
-    spin_for(delay_ns);
+    umsync_test::spin_for_ns(delay_ns);
   }
   __syncthreads();
   for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < count; i += std::size_t(gridDim.x) * blockDim.x) {
@@ -118,6 +110,15 @@ struct pair_result {
 
 umsync::launch_config const config{.grid = grid_blocks, .block = block_threads};
 
+using words = umsync::async_pool_buffer<std::uint32_t, compute>;
+
+/// Poisons the primary's output and the dependent's before a pair runs, on the pair's stream.
+void poison(umsync::stream<compute> const& s, words& produced, words& copied)
+{
+  umsync::memset_bytes(s, produced, 0xA5);
+  umsync::memset_bytes(s, copied, 0x5A);
+}
+
 }  // namespace
 
 TEST_CASE("a dependent kernel reads what its primary wrote late only through pending memory after the wait")
@@ -132,8 +133,7 @@ TEST_CASE("a dependent kernel reads what its primary wrote late only through pen
   for (int pair = 0; pair < 2 * pairs; ++pair) {
     bool const use_types = pair % 2 == 0;
     auto const seed = static_cast<std::uint32_t>(rng());
-    UMSYNC_CUDA_CHECK(cudaMemsetAsync(produced.data(), 0xA5, produced.size_bytes(), s.view()));
-    UMSYNC_CUDA_CHECK(cudaMemsetAsync(copied.data(), 0x5A, copied.size_bytes(), s.view()));
+    poison(s, produced, copied);
     umsync::launch(s, config, late_writer, produced, n, seed, late_ns);
     if (use_types) {
       umsync::launch_dependent(s, config, copy_after_wait, produced, copied, n);
@@ -167,8 +167,7 @@ TEST_CASE("a wait orders a dependent after a primary two launches back when the 
   int stale = 0;
   for (int chain = 0; chain < pairs; ++chain) {
     auto const seed = static_cast<std::uint32_t>(rng());
-    UMSYNC_CUDA_CHECK(cudaMemsetAsync(produced.data(), 0xA5, produced.size_bytes(), s.view()));
-    UMSYNC_CUDA_CHECK(cudaMemsetAsync(copied.data(), 0x5A, copied.size_bytes(), s.view()));
+    poison(s, produced, copied);
     umsync::launch(s, config, late_writer, produced, n, seed, late_ns);
     umsync::launch_dependent(s, config, independent_only, scratch, n);
     umsync::launch_dependent(s, config, copy_after_wait, produced, copied, n);
@@ -208,8 +207,7 @@ TEST_CASE("dependent launches captured into a graph become a programmatic edge a
   std::vector<std::uint32_t> host(n);
   int wrong_replays = 0;
   for (int replay = 0; replay < 20; ++replay) {
-    UMSYNC_CUDA_CHECK(cudaMemsetAsync(produced.data(), 0xA5, produced.size_bytes(), s.view()));
-    UMSYNC_CUDA_CHECK(cudaMemsetAsync(copied.data(), 0x5A, copied.size_bytes(), s.view()));
+    poison(s, produced, copied);
     exec.launch(s);
     umsync::copy_sync_pageable(host, copied, s);
     wrong_replays += count_wrong(host, seed) != 0 ? 1 : 0;

@@ -2,6 +2,8 @@
 // the cluster dimension attribute; and the device-side helpers those tests share.
 #pragma once
 
+#include "support/kernels.cuh"  // spin_for_ns
+
 #include <umsync/error.hpp>
 
 #include <cuda_runtime.h>
@@ -36,17 +38,6 @@ void launch_in_clusters(void (*kernel)(Params...), unsigned blocks, unsigned clu
   config.attrs = &attribute;
   config.numAttrs = 1;
   UMSYNC_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, static_cast<Params>(args)...));
-}
-
-/// Spins for about `ns` nanoseconds (the global timer): a block made late on purpose.
-__device__ inline void spin_for_ns(std::uint64_t ns)
-{
-  std::uint64_t start = 0;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
-  for (std::uint64_t now = start; now - start < ns;) {
-    __nanosleep(500);
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-  }
 }
 
 }  // namespace umsync_test
