@@ -69,8 +69,9 @@ all=$(grep -v '^umsync_bench on ' <<<"$all")
 
 # NAME:FULL:QUICK:FILTER[:EXE]. Family A (unified memory, the longest) right after the ceilings, so a
 # tight deadline cuts the short families instead. FULL and QUICK: the group's wall seconds on
-# the H200, for the progress estimate only (full: the R2 and R3 runs of 2026-12-03; quick:
-# estimated from them, docs/benchmarks.md "The quick run"). EXE: the group runs another
+# the H200, for the progress estimate only (full: the R2 and R3 runs of 2026-12-03, and R8 of
+# 2026-12-04 for launch_chain and cluster_reduce; quick: estimated from them, R7 for those two,
+# docs/benchmarks.md "The quick run"). EXE: the group runs another
 # executable, found next to BENCH_EXE, instead (a group whose executable is not there is not in
 # this build): umsync_rmm_bench is built apart, with RMM's CCCL (docs/rmm.md; its reference times
 # are estimates).
@@ -82,8 +83,8 @@ groups=(
   "library_calls:20:4:^library_call_"
   "barriers:37:6:^barrier_|^warp_specialized"
   "graphs:68:5:^graph_"
-  "launch_chain:20:4:^launch_chain_"
-  "cluster_reduce:45:5:^cluster_reduce_"
+  "launch_chain:16:2:^launch_chain_"
+  "cluster_reduce:69:2:^cluster_reduce_"
   "nccl:46:3:^nccl_"
   "rmm:20:4:^rmm_:umsync_rmm_bench"
 )
