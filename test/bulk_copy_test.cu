@@ -7,6 +7,7 @@
 // kernels are required to be exact.
 #include "support/child_process.hpp"
 #include "support/cluster_launch.cuh"
+#include "support/device_words.hpp"
 #include "support/gpu_test.hpp"
 
 #include <umsync/sync/bulk_copy.hpp>
@@ -29,30 +30,7 @@ constexpr unsigned tile_words = 2048;  // 8 KiB a tile
 
 __host__ __device__ constexpr std::uint32_t transform(std::uint32_t x, std::uint32_t k) { return x * 2654435761U + k; }
 
-// Device words, freed on every way out of a test.
-class device_words {
- public:
-  explicit device_words(std::size_t n) : size_(n) { UMSYNC_CUDA_CHECK(cudaMalloc(&data_, n * sizeof(std::uint32_t))); }
-  device_words(device_words const&) = delete;
-  device_words& operator=(device_words const&) = delete;
-  ~device_words() { static_cast<void>(cudaFree(data_)); }
-  [[nodiscard]] std::uint32_t* get() const noexcept { return data_; }
-  void upload(std::vector<std::uint32_t> const& words) const
-  {
-    UMSYNC_CUDA_CHECK(cudaMemcpy(data_, words.data(), size_ * sizeof(std::uint32_t), cudaMemcpyHostToDevice));
-  }
-  void poison() const { UMSYNC_CUDA_CHECK(cudaMemset(data_, 0xA5, size_ * sizeof(std::uint32_t))); }
-  [[nodiscard]] std::vector<std::uint32_t> download() const
-  {
-    std::vector<std::uint32_t> words(size_);
-    UMSYNC_CUDA_CHECK(cudaMemcpy(words.data(), data_, size_ * sizeof(std::uint32_t), cudaMemcpyDeviceToHost));
-    return words;
-  }
-
- private:
-  std::uint32_t* data_ = nullptr;
-  std::size_t size_;
-};
+using umsync_test::device_words;
 
 // Block b handles tiles b, b + gridDim.x, ...: two stages, the next tile's fill issued before the
 // current one is transformed in place and stored. out[t][i] = transform(in[t][i], t).

@@ -5,6 +5,7 @@
 // how often the result was wrong; only the typed kernels are required to be exact.
 #include "support/child_process.hpp"
 #include "support/cluster_launch.cuh"
+#include "support/device_words.hpp"
 #include "support/gpu_test.hpp"
 
 #include <umsync/sync/cluster.hpp>
@@ -22,30 +23,7 @@ constexpr unsigned threads = 256;
 constexpr std::uint64_t late_ns = 20'000;  // how late the late block is in the race kernels
 constexpr int race_launches = 20;
 
-// Device words, freed on every way out of a test.
-class device_words {
- public:
-  explicit device_words(std::size_t n) : size_(n) { UMSYNC_CUDA_CHECK(cudaMalloc(&data_, n * sizeof(std::uint32_t))); }
-  device_words(device_words const&) = delete;
-  device_words& operator=(device_words const&) = delete;
-  ~device_words() { static_cast<void>(cudaFree(data_)); }
-  [[nodiscard]] std::uint32_t* get() const noexcept { return data_; }
-  void upload(std::vector<std::uint32_t> const& words) const
-  {
-    UMSYNC_CUDA_CHECK(cudaMemcpy(data_, words.data(), size_ * sizeof(std::uint32_t), cudaMemcpyHostToDevice));
-  }
-  void poison() const { UMSYNC_CUDA_CHECK(cudaMemset(data_, 0xA5, size_ * sizeof(std::uint32_t))); }
-  [[nodiscard]] std::vector<std::uint32_t> download() const
-  {
-    std::vector<std::uint32_t> words(size_);
-    UMSYNC_CUDA_CHECK(cudaMemcpy(words.data(), data_, size_ * sizeof(std::uint32_t), cudaMemcpyDeviceToHost));
-    return words;
-  }
-
- private:
-  std::uint32_t* data_ = nullptr;
-  std::size_t size_;
-};
+using umsync_test::device_words;
 
 // tile[0] = the sum of the block's 256 inputs.
 __device__ void block_sum(std::uint32_t const* in, std::uint32_t* tile)

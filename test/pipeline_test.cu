@@ -3,6 +3,7 @@
 // a stage, transforms it into an output tile, releases the stage, and the output tile goes to
 // global memory by bulk store, handed over and taken back through a named barrier of the consumer
 // warps (barrier_plan). Random inputs, poisoned outputs, exact results, memory back to baseline.
+#include "support/device_words.hpp"
 #include "support/gpu_test.hpp"
 
 #include <umsync/sync/barrier_plan.hpp>
@@ -59,30 +60,7 @@ __global__ void __launch_bounds__(threads)
   }
 }
 
-// Device words, freed on every way out of a test.
-class device_words {
- public:
-  explicit device_words(std::size_t n) : size_(n) { UMSYNC_CUDA_CHECK(cudaMalloc(&data_, n * sizeof(std::uint32_t))); }
-  device_words(device_words const&) = delete;
-  device_words& operator=(device_words const&) = delete;
-  ~device_words() { static_cast<void>(cudaFree(data_)); }
-  [[nodiscard]] std::uint32_t* get() const noexcept { return data_; }
-  void upload(std::vector<std::uint32_t> const& words) const
-  {
-    UMSYNC_CUDA_CHECK(cudaMemcpy(data_, words.data(), size_ * sizeof(std::uint32_t), cudaMemcpyHostToDevice));
-  }
-  void poison() const { UMSYNC_CUDA_CHECK(cudaMemset(data_, 0xA5, size_ * sizeof(std::uint32_t))); }
-  [[nodiscard]] std::vector<std::uint32_t> download() const
-  {
-    std::vector<std::uint32_t> words(size_);
-    UMSYNC_CUDA_CHECK(cudaMemcpy(words.data(), data_, size_ * sizeof(std::uint32_t), cudaMemcpyDeviceToHost));
-    return words;
-  }
-
- private:
-  std::uint32_t* data_ = nullptr;
-  std::size_t size_;
-};
+using umsync_test::device_words;
 
 bool device_has_bulk_copies()
 {
