@@ -192,7 +192,7 @@ class async_pool_buffer {
   /// (memory_pool.hpp): it would be destroyed while the buffer lives.
   async_pool_buffer(std::size_t count, stream_view<Tag> stream, memory_pool_ref pool,
                     std::source_location where = std::source_location::current())
-      : async_pool_buffer(count, stream, &pool, where)
+      : async_pool_buffer(count, stream, static_cast<memory_pool_ref const*>(&pool), where)
   {}
 
   /// `count` elements from `resource`, a stream-ordered resource of device-accessible memory
