@@ -105,17 +105,17 @@ int main()
     CHECK(cudaGetLastError());
     for (int b = 0; b < batch; ++b) {
       outer_accumulate<<<blocks_for(classes * hidden), 256, 0, compute>>>(probs + b * classes, a + b * hidden, dw2,
-                                                                           classes, hidden);
+                                                                          classes, hidden);
       CHECK(cudaGetLastError());
       matvec_transposed<<<blocks_for(hidden), 256, 0, compute>>>(w2, probs + b * classes, dh + b * hidden, classes,
-                                                                  hidden);
+                                                                 hidden);
       CHECK(cudaGetLastError());
     }
     relu_backward<<<blocks_for(batch * hidden), 256, 0, compute>>>(h, dh, dh, batch * hidden);
     CHECK(cudaGetLastError());
     for (int b = 0; b < batch; ++b) {
       outer_accumulate<<<blocks_for(hidden * features), 256, 0, compute>>>(dh + b * hidden, inputs + b * features, dw1,
-                                                                            hidden, features);
+                                                                           hidden, features);
       CHECK(cudaGetLastError());
     }
     CHECK(library_axpy(compute, 1e-4f, w1, dw1, hidden * features));  // weight decay

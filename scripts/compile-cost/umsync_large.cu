@@ -96,8 +96,8 @@ int main()
                    batch * hidden);
     for (int b = 0; b < batch; ++b) {
       umsync::launch(compute, {.grid = blocks_for(hidden * features), .block = 256}, outer_accumulate,
-                     dh.span().subspan(b * hidden, hidden), inputs.span().subspan(b * features, features), dw1,
-                     hidden, features);
+                     dh.span().subspan(b * hidden, hidden), inputs.span().subspan(b * features, features), dw1, hidden,
+                     features);
     }
     UMSYNC_CUDA_CHECK(umsync::library_call(  // weight decay
         compute,
@@ -108,10 +108,10 @@ int main()
     auto w2_step = computed.transfer(std::move(w2));
     auto dw1_read = computed.share(dw1);
     auto dw2_read = computed.share(dw2);
-    umsync::launch(optimizer, {.grid = blocks_for(hidden * features), .block = 256}, sgd_step, w1_step, dw1_read,
-                   0.01f, hidden * features);
-    umsync::launch(optimizer, {.grid = blocks_for(classes * hidden), .block = 256}, sgd_step, w2_step, dw2_read,
-                   0.01f, classes * hidden);
+    umsync::launch(optimizer, {.grid = blocks_for(hidden * features), .block = 256}, sgd_step, w1_step, dw1_read, 0.01f,
+                   hidden * features);
+    umsync::launch(optimizer, {.grid = blocks_for(classes * hidden), .block = 256}, sgd_step, w2_step, dw2_read, 0.01f,
+                   classes * hidden);
     umsync::launch(optimizer, {.grid = blocks_for(classes * hidden), .block = 256}, scale, w2_step, 0.999f,
                    classes * hidden);
     w1 = updated.transfer(std::move(w1_step));
