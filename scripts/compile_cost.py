@@ -3,23 +3,34 @@
 
     bash scripts/compile-cost.sh [--repeat N] [--include DIR | --rev REV] [--phases] [--per-header]
                                  [--with-include HEADER]... [--only NAME,...] [--nvcc PATH] [--arch SM]
+                                 [--budget NAME=RATIO]... [--no-lines]
 
-Programs (scripts/compile-cost/):
-  raw          a kernel, a non-blocking stream, cudaMallocAsync, a <<<>>> launch, every call checked
-  umsync_all   the same with umsync::stream, async_pool_buffer and launch, via <umsync/umsync.hpp>
-  umsync_lean  the same, including only <umsync/launch.hpp>, <umsync/memory/async_pool_buffer.hpp>
-               and <umsync/stream.hpp>
-  thrust       thrust::device_vector + thrust::transform, a familiar reference
+Programs (scripts/compile-cost/), each measured against its raw twin:
+  raw           a kernel, a non-blocking stream, cudaMallocAsync, a <<<>>> launch, every call checked
+  umsync_all    the same with umsync::stream, async_pool_buffer and launch, via <umsync/umsync.hpp>
+  umsync_lean   the same, including only the common path's headers: <umsync/stream.hpp>,
+                <umsync/event.hpp>, <umsync/memory/async_pool_buffer.hpp>, <umsync/stream_edge.hpp>
+                and <umsync/launch.hpp>
+  thrust        thrust::device_vector + thrust::transform, a familiar reference (against raw)
+  raw_large     a training-step-sized program: three streams, eleven buffers, events, a dozen
+                kernels (large_kernels.cuh), a library call, copies and memsets, all raw CUDA
+  umsync_large  raw_large's program with umsync's streams, buffers, edges, launch, library_call,
+                fill and copy_async, via <umsync/umsync.hpp> (against raw_large)
 
 Each program is compiled --repeat times (default 3), interleaved (raw, all, lean, thrust, raw,
 ...), as umsync's builds compile for sm_90: nvcc -std=c++20 -arch=sm_90 -O2 -I DIR -c X.cu -o
-/dev/null. The table gives per program the median wall seconds and its ratio to raw's, the median
-CPU seconds of nvcc and its children (user + system; steadier than wall time when other work
-shares the machine) and its ratio, and the lines of the host pass's preprocessed source
-(nvcc -E -U__CUDA_ARCH__: what cudafe++ parses). --phases adds, from nvcc --time, the median
-seconds of the phases: cudafe++ (the EDG front end on the host pass), cicc (front end and
-optimizer of the device pass, which parses the whole translation unit too), host cc (g++ on
-cudafe++'s output), ptxas, and the two preprocessor runs together.
+/dev/null. The table gives per program the best (least) CPU seconds of nvcc and its children
+(user + system; steadier than wall time when other work shares the machine) and its ratio to its
+raw twin's best, the best wall seconds and its ratio, and the lines of the host pass's
+preprocessed source (nvcc -E -U__CUDA_ARCH__: what cudafe++ parses; --no-lines skips it). The
+best of N is the figure least disturbed by other work on the machine: noise only ever adds time.
+--phases adds, from nvcc --time, the phases of the compile with the best CPU time: cudafe++ (the
+EDG front end on the host pass), cicc (front end and optimizer of the device pass, which parses
+the whole translation unit too), host cc (g++ on cudafe++'s output), ptxas, and the two
+preprocessor runs together.
+
+--budget NAME=RATIO makes the exit status 2 when NAME's CPU ratio to its twin exceeds RATIO (the
+compile-cost gate, test/scripts/compile_cost_gate_test.py, uses it).
 
 --with-include HEADER adds a row: raw.cu with `#include HEADER` in front ('<string>',
 '<cuda/stream_ref>', 'umsync/error.hpp'; a bare name gets angle brackets). --per-header adds one
@@ -34,7 +45,6 @@ import os
 import re
 import resource
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -42,7 +52,9 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PROGRAMS = os.path.join(ROOT, "scripts", "compile-cost")
-DEFAULT_PROGRAMS = ["raw", "umsync_all", "umsync_lean", "thrust"]
+DEFAULT_PROGRAMS = ["raw", "umsync_all", "umsync_lean", "thrust", "raw_large", "umsync_large"]
+# The raw program each is measured against.
+TWIN = {"raw_large": "raw_large", "umsync_large": "raw_large"}
 # nvcc --time phase names (prefixes) -> the column they are summed into.
 PHASE_COLUMNS = [
     ("cudafe++", "cudafe++"),
@@ -128,8 +140,10 @@ def measure(args, nvcc, work):
     unknown = [n for n in names if n not in DEFAULT_PROGRAMS]
     if unknown:
         sys.exit(f"compile-cost: unknown program(s) {unknown}; known: {DEFAULT_PROGRAMS}")
-    if "raw" not in names:
-        names.insert(0, "raw")  # the ratios need it
+    for name in list(names):
+        twin = TWIN.get(name, "raw")
+        if twin not in names:
+            names.insert(0, twin)  # the ratios need it
     programs = [(n, os.path.join(PROGRAMS, n + ".cu")) for n in names]
 
     extra = list(args.with_include) + (umsync_headers(include_dir) if args.per_header else [])
@@ -149,7 +163,7 @@ def measure(args, nvcc, work):
     failed = {}
     csv_path = os.path.join(work, "time.csv")
     load_before = os.getloadavg()[0]
-    for run in range(args.repeat):
+    for run in range(args.repeat):  # interleaved, so that a busy spell of the machine hits all alike
         for name, path in programs:
             if name in failed:
                 continue
@@ -174,7 +188,7 @@ def measure(args, nvcc, work):
     load_after = os.getloadavg()[0]
 
     lines = {}
-    for name, path in programs:
+    for name, path in programs if not args.no_lines else []:
         result = subprocess.run([nvcc, *flags, "-E", "-U__CUDA_ARCH__", path], cwd=work, capture_output=True,
                                 text=True)
         lines[name] = result.stdout.count("\n") if result.returncode == 0 else None
@@ -183,27 +197,51 @@ def measure(args, nvcc, work):
     print(f"nvcc {version[-1] if version else nvcc}, -std=c++20 -arch=sm_{args.arch} -O2 -c; umsync headers: "
           f"{source}; {args.repeat} compile(s) of each, interleaved; {os.cpu_count()} CPUs, load average "
           f"{load_before:.2f} before, {load_after:.2f} after\n")
-    header = ["program", "median wall s", "x raw", "median CPU s", "CPU x raw", "preprocessed lines"]
+    header = ["program", "best CPU s", "CPU x raw", "best wall s", "wall x raw", "preprocessed lines"]
     if args.phases:
         header += [column for _, column in PHASE_COLUMNS]
     print("| " + " | ".join(header) + " |")
     print("|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|")
-    raw_wall = statistics.median(wall["raw"]) if wall["raw"] else None
-    raw_cpu = statistics.median(cpu["raw"]) if cpu["raw"] else None
+    ratios = {}
     for name, _ in programs:
         label = name.replace("|", "\\|")
+        twin = TWIN.get(name, "raw")
         if not wall[name]:
             cells = [label, "failed"] + [""] * (len(header) - 2)
         else:
-            median_wall = statistics.median(wall[name])
-            median_cpu = statistics.median(cpu[name])
-            cells = [label, f"{median_wall:.2f}", f"{median_wall / raw_wall:.2f}" if raw_wall else "",
-                     f"{median_cpu:.2f}", f"{median_cpu / raw_cpu:.2f}" if raw_cpu else "",
-                     f"{lines[name]:,}" if lines[name] is not None else "?"]
+            best_cpu, best_wall = min(cpu[name]), min(wall[name])
+            twin_cpu = min(cpu[twin]) if cpu[twin] else None
+            twin_wall = min(wall[twin]) if wall[twin] else None
+            if twin_cpu:
+                ratios[name] = best_cpu / twin_cpu
+            cells = [label, f"{best_cpu:.2f}", f"{best_cpu / twin_cpu:.2f}" if twin_cpu else "", f"{best_wall:.2f}",
+                     f"{best_wall / twin_wall:.2f}" if twin_wall else "",
+                     f"{lines[name]:,}" if lines.get(name) is not None else ("" if args.no_lines else "?")]
             if args.phases:
-                cells += [f"{statistics.median(p[column] for p in phases[name]):.2f}" for _, column in PHASE_COLUMNS]
+                fastest = cpu[name].index(best_cpu)
+                cells += [f"{phases[name][fastest][column]:.2f}" for _, column in PHASE_COLUMNS]
         print("| " + " | ".join(cells) + " |")
-    return 1 if failed else 0
+    if failed:
+        return 1
+    over = []
+    for budget in args.budget:
+        name, ratio = budget
+        if name not in ratios:
+            sys.exit(f"compile-cost: --budget names {name}, which was not measured")
+        verdict = "over" if ratios[name] > ratio else "within"
+        print(f"\ncompile-cost: {name} costs {ratios[name]:.2f}x {TWIN.get(name, 'raw')} (CPU, best of "
+              f"{args.repeat}); budget {ratio:.2f}x: {verdict}")
+        if ratios[name] > ratio:
+            over.append(name)
+    return 2 if over else 0
+
+
+def budget_argument(text):
+    name, _, ratio = text.partition("=")
+    try:
+        return name, float(ratio)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not NAME=RATIO") from None
 
 
 def main():
@@ -220,6 +258,9 @@ def main():
     parser.add_argument("--per-header", action="store_true",
                         help="add a row for every public umsync header reached from umsync.hpp")
     parser.add_argument("--phases", action="store_true", help="add the nvcc --time phase columns")
+    parser.add_argument("--no-lines", action="store_true", help="skip the preprocessed line counts")
+    parser.add_argument("--budget", action="append", default=[], type=budget_argument, metavar="NAME=RATIO",
+                        help="exit 2 when NAME's CPU ratio to its raw twin exceeds RATIO (repeatable)")
     args = parser.parse_args()
     if args.repeat < 1:
         parser.error("--repeat must be at least 1")

@@ -40,6 +40,7 @@
 #include <umsync/detail/allocate.hpp>
 #include <umsync/detail/debug/checker_hooks.hpp>
 #include <umsync/detail/dependent_false.hpp>
+#include <umsync/device.hpp>
 #include <umsync/error.hpp>
 #include <umsync/memory/memory_pool.hpp>
 #include <umsync/memory/resource.hpp>

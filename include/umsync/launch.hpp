@@ -33,7 +33,6 @@
 #include <cstdio>
 #include <source_location>
 #include <string>
-#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -252,50 +251,63 @@ inline void check_launch_attributes(void const* kernel, launch_config const& con
   }
 }
 
+/// One converted kernel argument of kernel_values.
+template <std::size_t Index, class T>
+struct kernel_value {
+  T value;
+};
+/// The converted kernel arguments, built in order by aggregate initialization (a std::tuple
+/// without <tuple>).
+template <class Indices, class... T>
+struct kernel_values;
+template <std::size_t... Index, class... T>
+struct kernel_values<std::index_sequence<Index...>, T...> : kernel_value<Index, T>... {};
+
 /// Converts each argument under the memory protocol, then launches.
 template <launch_mode Mode, class Stream, class... Params, class... Args>
 void launch_kernel(Stream const& stream, launch_config const& config, void (*kernel)(Params...), Args&&... args)
 {
   using tag = typename Stream::tag_type;
-  std::tuple<Params...> values{
-      static_cast<Params>(kernel_argument<tag, Params>(std::forward<Args>(args), stream.get(), config.where))...};
+  using indices = std::index_sequence_for<Params...>;
+  kernel_values<indices, Params...> values{
+      {static_cast<Params>(kernel_argument<tag, Params>(std::forward<Args>(args), stream.get(), config.where))}...};
   void const* const function = reinterpret_cast<void const*>(kernel);
   bool const extended = Mode == launch_mode::dependent || config.cluster.x != 0;
   if (extended) {
     check_launch_attributes(function, config, Mode);
   }
-  std::apply(
-      [&](auto&... value) {
-        void* pointers[] = {static_cast<void*>(&value)..., nullptr};
-        if (!extended) {
-          check(cudaLaunchKernel(function, config.grid, config.block, pointers, config.shared_bytes, stream.get()),
-                "cudaLaunchKernel", config.where);
-          return;
-        }
-        cudaLaunchAttribute attributes[2]{};
-        unsigned count = 0;
-        if (config.cluster.x != 0) {
-          attributes[count].id = cudaLaunchAttributeClusterDimension;
-          attributes[count].val.clusterDim.x = config.cluster.x;
-          attributes[count].val.clusterDim.y = config.cluster.y;
-          attributes[count].val.clusterDim.z = config.cluster.z;
-          ++count;
-        }
-        if constexpr (Mode == launch_mode::dependent) {
-          attributes[count].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-          attributes[count].val.programmaticStreamSerializationAllowed = 1;
-          ++count;
-        }
-        cudaLaunchConfig_t launch{};
-        launch.gridDim = config.grid;
-        launch.blockDim = config.block;
-        launch.dynamicSmemBytes = config.shared_bytes;
-        launch.stream = stream.get();
-        launch.attrs = attributes;
-        launch.numAttrs = count;
-        check(cudaLaunchKernelExC(&launch, function, pointers), "cudaLaunchKernelExC", config.where);
-      },
-      values);
+  [&]<std::size_t... Index>(std::index_sequence<Index...>)
+  {
+    void* pointers[] = {static_cast<void*>(&static_cast<kernel_value<Index, Params>&>(values).value)..., nullptr};
+    if (!extended) {
+      check(cudaLaunchKernel(function, config.grid, config.block, pointers, config.shared_bytes, stream.get()),
+            "cudaLaunchKernel", config.where);
+      return;
+    }
+    cudaLaunchAttribute attributes[2]{};
+    unsigned count = 0;
+    if (config.cluster.x != 0) {
+      attributes[count].id = cudaLaunchAttributeClusterDimension;
+      attributes[count].val.clusterDim.x = config.cluster.x;
+      attributes[count].val.clusterDim.y = config.cluster.y;
+      attributes[count].val.clusterDim.z = config.cluster.z;
+      ++count;
+    }
+    if constexpr (Mode == launch_mode::dependent) {
+      attributes[count].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+      attributes[count].val.programmaticStreamSerializationAllowed = 1;
+      ++count;
+    }
+    cudaLaunchConfig_t launch{};
+    launch.gridDim = config.grid;
+    launch.blockDim = config.block;
+    launch.dynamicSmemBytes = config.shared_bytes;
+    launch.stream = stream.get();
+    launch.attrs = attributes;
+    launch.numAttrs = count;
+    check(cudaLaunchKernelExC(&launch, function, pointers), "cudaLaunchKernelExC", config.where);
+  }
+  (indices{});
 }
 
 /// True when no parameter of a dependent kernel is a plain pointer.

@@ -41,7 +41,6 @@
 #include <umsync/memory/memory_range.hpp>
 #include <umsync/stream_view.hpp>
 
-#include <functional>
 #include <source_location>
 #include <type_traits>
 #include <utility>
@@ -174,9 +173,10 @@ template <class StreamTag, class F, class... Params, class... Args>
 decltype(auto) call_with_parameters(parameter_list<cudaStream_t, Params...>, cudaStream_t stream, F&& call,
                                     std::source_location const& where, Args&&... args)
 {
-  return std::invoke(std::forward<F>(call), stream,
-                     static_cast<Params>(library_argument<StreamTag, Params>(std::forward<Args>(args), stream,
-                                                                             where))...);
+  // A plain call, not std::invoke (<functional>): the callable's first parameter is the stream,
+  // so it is never a pointer to member.
+  return std::forward<F>(call)(stream, static_cast<Params>(library_argument<StreamTag, Params>(std::forward<Args>(args),
+                                                                                               stream, where))...);
 }
 
 }  // namespace detail
@@ -217,8 +217,8 @@ detail::library_result_t<F, Args...> library_call(Stream const& stream, F&& call
                   "(memory given as T*, or T const* for read-only memory)");
     return detail::rejected_call<result>();
   } else {
-    return std::invoke(std::forward<F>(call), stream.get(),
-                       detail::generic_library_argument<tag>(std::forward<Args>(args), stream.get(), where)...);
+    return std::forward<F>(call)(stream.get(), detail::generic_library_argument<tag>(std::forward<Args>(args),
+                                                                                     stream.get(), where)...);
   }
 }
 

@@ -3,6 +3,7 @@
 // is named here, not in a kernel that faults on its memory.
 // expect-error: umsync: async_pool_buffer holds device memory, so its resource must be device_accessible: it says so with friend void get_property(R const&, cuda::mr::device_accessible) noexcept {}
 #include <umsync/memory/async_pool_buffer.hpp>
+#include <umsync/memory/resource.hpp>
 #include <umsync/stream.hpp>
 
 #include <cstddef>

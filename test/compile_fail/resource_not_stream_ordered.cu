@@ -3,6 +3,7 @@
 // free after the work queued on that stream, so it names the rule instead of failing in CCCL.
 // expect-error: umsync: async_pool_buffer takes its memory from a stream-ordered resource, which allocates and frees on the buffer's stream (umsync::stream_ordered_resource: CCCL 3.1's allocate(stream, bytes, alignment) and deallocate(stream, p, bytes, alignment), CCCL 3.0's allocate_async and deallocate_async); a synchronous resource cannot order its free after the buffer's work
 #include <umsync/memory/async_pool_buffer.hpp>
+#include <umsync/memory/resource.hpp>
 #include <umsync/stream.hpp>
 
 #include <cstddef>

@@ -4,6 +4,7 @@
 // to a resource, may be a temporary.
 // expect-error: umsync: async_pool_buffer borrows its resource, which must outlive the buffer (as for RMM's device_buffer), and a temporary dies first: name the resource as a variable, or pass a umsync::device_resource_ref to one
 #include <umsync/memory/async_pool_buffer.hpp>
+#include <umsync/memory/resource.hpp>
 #include <umsync/stream.hpp>
 
 #include <cstddef>

@@ -25,19 +25,16 @@
 #include <umsync/detail/allocate.hpp>
 #include <umsync/detail/debug/checker_hooks.hpp>
 #include <umsync/detail/dependent_false.hpp>
+#include <umsync/detail/resource_properties.hpp>
+#include <umsync/detail/type_name.hpp>
 #include <umsync/detail/unique_handle.hpp>
 #include <umsync/error.hpp>
 #include <umsync/memory/memory_pool.hpp>
 #include <umsync/memory/memory_span.hpp>
-#include <umsync/memory/resource.hpp>
 #include <umsync/stream_view.hpp>
-
-#include <cuda/stream_ref>
 
 #include <concepts>
 #include <cstddef>
-#include <new>
-#include <optional>
 #include <source_location>
 #include <string>
 #include <string_view>
@@ -61,42 +58,84 @@ class rebind_key {
 namespace detail {
 
 /// The resource a buffer's memory goes back to, borrowed (it must outlive the buffer): a
-/// resource object, by its address and a function that frees to its type, or a copy of a
-/// device_resource_ref. Empty: CUDA's own stream-ordered allocator (cudaFreeAsync). An object
-/// is not wrapped in a device_resource_ref because CCCL 3.1's refers to copyable types only.
+/// resource object, by its address, or a copy of a resource reference (a device_resource_ref)
+/// held in place; with the functions that free to and copy its type. Empty: CUDA's own
+/// stream-ordered allocator (cudaFreeAsync). An object is not wrapped in a device_resource_ref
+/// because CCCL 3.1's refers to copyable types only. Only memory/resource.hpp's
+/// resource_interop names the types, so this header needs none of cuda::mr's.
 class borrowed_resource {
  public:
   borrowed_resource() = default;
-  template <class Resource>
-    requires(!std::is_same_v<std::remove_cv_t<Resource>, device_resource_ref>)
-  explicit borrowed_resource(Resource& resource) noexcept
-      : object_(const_cast<std::remove_const_t<Resource>*>(&resource)),  // NOLINT: restored below
-        deallocate_([](void* object, cudaStream_t stream, void* memory, std::size_t bytes) {
-          deallocate_to(*static_cast<Resource*>(object), stream, memory, bytes, device_allocation_alignment);
-        })
-  {}
-  /// (A template so that no resource converts to it: CCCL 3.1 rejects a move-only one with a
-  /// hard error while merely trying.)
-  template <std::same_as<device_resource_ref> Ref>
-  explicit borrowed_resource(Ref ref) noexcept : ref_(ref)
-  {}
 
-  [[nodiscard]] bool empty() const noexcept { return deallocate_ == nullptr && !ref_.has_value(); }
+  /// `resource`, by its address.
+  template <class Resource>
+  [[nodiscard]] static borrowed_resource object(Resource& resource) noexcept
+  {
+    static constexpr operations freeing{[](void* object, cudaStream_t stream, void* memory, std::size_t bytes) {
+                                          resource_interop<Resource>::deallocate(*static_cast<Resource*>(object),
+                                                                                 stream, memory, bytes);
+                                        },
+                                        nullptr};
+    borrowed_resource borrowed;
+    borrowed.object_ = const_cast<std::remove_const_t<Resource>*>(&resource);  // NOLINT: restored when freeing
+    borrowed.operations_ = &freeing;
+    return borrowed;
+  }
+
+  /// A copy of the reference `ref`, held in place.
+  template <class Ref>
+  [[nodiscard]] static borrowed_resource copy_of(Ref const& ref) noexcept
+  {
+    static_assert(sizeof(Ref) <= sizeof(reference_) && alignof(Ref) <= alignof(void*) &&
+                      std::is_nothrow_copy_constructible_v<Ref> && std::is_trivially_destructible_v<Ref>,
+                  "umsync: a resource reference that does not fit a buffer's in-place copy");
+    static constexpr operations freeing{[](void* object, cudaStream_t stream, void* memory, std::size_t bytes) {
+                                          resource_interop<Ref>::deallocate(*static_cast<Ref*>(object), stream, memory,
+                                                                            bytes);
+                                        },
+                                        [](void* to, void const* from) noexcept {
+                                          ::new (to) Ref(*static_cast<Ref const*>(from));
+                                        }};
+    borrowed_resource borrowed;
+    ::new (static_cast<void*>(borrowed.reference_)) Ref(ref);
+    borrowed.operations_ = &freeing;
+    return borrowed;
+  }
+
+  borrowed_resource(borrowed_resource const& other) noexcept : object_(other.object_), operations_(other.operations_)
+  {
+    if (operations_ != nullptr && operations_->copy != nullptr) {
+      operations_->copy(reference_, other.reference_);
+    }
+  }
+  borrowed_resource& operator=(borrowed_resource const& other) noexcept
+  {
+    if (this != &other) {
+      this->~borrowed_resource();
+      ::new (static_cast<void*>(this)) borrowed_resource(other);
+    }
+    return *this;
+  }
+  ~borrowed_resource() = default;  // a held reference is trivially destructible (copy_of)
+
+  [[nodiscard]] bool empty() const noexcept { return operations_ == nullptr; }
 
   /// Gives `bytes` at `memory` back, ordered on `stream`; throws what the resource throws.
   void deallocate(cudaStream_t stream, void* memory, std::size_t bytes) const
   {
-    if (ref_.has_value()) {
-      deallocate_to(*ref_, stream, memory, bytes, device_allocation_alignment);
-    } else {
-      deallocate_(object_, stream, memory, bytes);
-    }
+    operations_->deallocate(operations_->copy != nullptr ? static_cast<void*>(reference_) : object_, stream, memory,
+                            bytes);
   }
 
  private:
+  struct operations {
+    void (*deallocate)(void*, cudaStream_t, void*, std::size_t);
+    void (*copy)(void*, void const*) noexcept;  ///< null: an object by its address
+  };
+
   void* object_ = nullptr;
-  void (*deallocate_)(void*, cudaStream_t, void*, std::size_t) = nullptr;
-  mutable std::optional<device_resource_ref> ref_;  ///< mutable: freed through without a copy
+  operations const* operations_ = nullptr;
+  alignas(void*) mutable unsigned char reference_[2 * sizeof(void*)] = {};  ///< mutable: freed through in place
 };
 
 /// Frees pool memory on the stream it is bound to (cudaFreeAsync, or to the resource it came
@@ -131,45 +170,6 @@ struct free_on_stream {
   }
 };
 
-/// A resource ran out: umsync::bad_alloc naming it (`name`), with what it said, as
-/// allocate_elements words it.
-[[noreturn]] inline void resource_exhausted(std::size_t bytes, std::string_view name, std::string_view said,
-                                            std::source_location const& where)
-{
-  static_cast<void>(cudaGetLastError());
-  throw bad_alloc(bytes, name,
-                  said.empty() ? std::string("a stream-ordered resource")
-                               : "a stream-ordered resource: " + std::string(said),
-                  where);
-}
-
-/// allocate_from for allocate_elements: cudaErrorMemoryAllocation when the resource returns
-/// null. When it runs out (throws std::bad_alloc, or CCCL 3.1's cuda::cuda_error of out of
-/// memory), umsync::bad_alloc naming `name` with what it said, thrown here, where what it said
-/// is at hand (so that the allocation keeps no text of its own); anything else it throws passes
-/// through.
-template <class Resource>
-cudaError_t allocate_or_report(Resource& resource, cudaStream_t stream, std::size_t bytes, void*& memory,
-                               std::string_view name, std::source_location const& where)
-{
-  try {
-    memory = allocate_from(resource, stream, bytes, device_allocation_alignment);
-  } catch (std::bad_alloc const& exhausted) {
-    std::string_view text = exhausted.what();
-    resource_exhausted(bytes, name, text.starts_with("umsync: ") ? text.substr(8) : text,
-                       where);  // a pool's own bad_alloc, inside ours
-  }
-#if UMSYNC_DETAIL_CCCL_STREAM_ORDERED_ALLOCATE
-  catch (cuda::cuda_error const& failure) {
-    if (failure.status() != cudaErrorMemoryAllocation) {
-      throw;
-    }
-    resource_exhausted(bytes, name, failure.what(), where);
-  }
-#endif
-  return memory == nullptr ? cudaErrorMemoryAllocation : cudaSuccess;
-}
-
 }  // namespace detail
 
 template <class T, class Tag = untagged>
@@ -185,42 +185,33 @@ class async_pool_buffer {
   /// `stream`. Size 0 allocates nothing.
   async_pool_buffer(std::size_t count, stream_view<Tag> stream,
                     std::source_location where = std::source_location::current())
-      : async_pool_buffer(count, stream, std::nullopt, where)
+      : async_pool_buffer(count, stream, static_cast<memory_pool_ref const*>(nullptr), where)
   {}
 
   /// `count` elements from `pool`, bound to `stream`. A temporary memory_pool does not convert
   /// (memory_pool.hpp): it would be destroyed while the buffer lives.
   async_pool_buffer(std::size_t count, stream_view<Tag> stream, memory_pool_ref pool,
                     std::source_location where = std::source_location::current())
-      : async_pool_buffer(count, stream, std::optional<memory_pool_ref>(pool), where)
+      : async_pool_buffer(count, stream, static_cast<memory_pool_ref const*>(&pool), where)
   {}
 
   /// `count` elements from `resource`, a stream-ordered resource of device-accessible memory
   /// (resource.hpp: RMM's, CCCL's, a user's), allocated 256-aligned on `stream` and given back
-  /// to it on the stream the buffer is bound to then. The buffer borrows `resource`, which must
+  /// to it on the stream the buffer is bound to then; or from the resource a device_resource_ref
+  /// (e.g. rmm::mr::get_current_device_resource_ref()) or another CCCL reference refers to, kept
+  /// as a copy. The buffer borrows `resource`, which must
   /// outlive it. (A memory_pool or memory_pool_ref takes the constructor above.) A resource that
   /// is not stream-ordered, not device accessible, or a temporary, is refused at compile time.
+  /// Needs memory/resource.hpp (the concepts), which the translation unit includes.
   template <class Resource>
-    // memory_pool, memory_pool_ref and the pool path's own std::optional take cudaMallocFromPoolAsync
-    requires(!std::is_constructible_v<std::optional<memory_pool_ref>, Resource> &&
-             !std::is_same_v<std::remove_cvref_t<Resource>, device_resource_ref> &&
+    // memory_pool and memory_pool_ref take cudaMallocFromPoolAsync (a temporary memory_pool is
+    // refused there)
+    requires(!std::is_convertible_v<Resource, memory_pool_ref> &&
+             !std::is_same_v<std::remove_cvref_t<Resource>, memory_pool> &&
              !std::is_same_v<std::remove_cvref_t<Resource>, std::source_location>)
   async_pool_buffer(std::size_t count, stream_view<Tag> stream, Resource&& resource,
                     std::source_location where = std::source_location::current())
       : memory_(borrow_and_allocate(count, stream, std::forward<Resource>(resource), where))
-  {
-    note_first_write(where);
-  }
-
-  /// `count` elements from the resource `resource` refers to (e.g.
-  /// rmm::mr::get_current_device_resource_ref()); that resource must outlive the buffer. (A
-  /// template only so that nothing converts to it: a memory_pool would convert to both this and
-  /// memory_pool_ref.)
-  template <std::same_as<device_resource_ref> Ref>
-  async_pool_buffer(std::size_t count, stream_view<Tag> stream, Ref resource,
-                    std::source_location where = std::source_location::current())
-      : memory_(allocate_from_resource(count, stream, resource, detail::borrowed_resource(resource),
-                                       "the resource of a umsync::device_resource_ref", where))
   {
     note_first_write(where);
   }
@@ -307,7 +298,8 @@ class async_pool_buffer {
   }
 
  private:
-  async_pool_buffer(std::size_t count, stream_view<Tag> stream, std::optional<memory_pool_ref> pool,
+  /// From `*pool`, or from the current pool (cudaMallocAsync) when `pool` is null.
+  async_pool_buffer(std::size_t count, stream_view<Tag> stream, memory_pool_ref const* pool,
                     std::source_location const& where)
       : memory_(detail::allocate_elements<T>(
                     count, "async_pool_buffer", pool ? "cudaMallocFromPoolAsync" : "cudaMallocAsync",
@@ -335,7 +327,19 @@ class async_pool_buffer {
                                            std::source_location const& where)
   {
     using R = std::remove_reference_t<Resource>;
-    if constexpr (!detail::allocates_on_streams<R>) {
+    if constexpr (!detail::resource_interop_included<R>) {
+      static_assert(detail::dependent_false<R>,
+                    "umsync: an async_pool_buffer made from a memory resource needs "
+                    "#include <umsync/memory/resource.hpp> (the cuda::mr concepts, which the buffer header "
+                    "leaves out so that code without resources does not compile them)");
+      return {};
+    } else if constexpr (
+        std::is_same_v<std::remove_cv_t<R>, typename detail::resource_interop<std::remove_cv_t<R>>::reference>) {
+      // A device_resource_ref, perhaps a temporary or const one: kept as a copy.
+      typename detail::resource_interop<std::remove_cv_t<R>>::reference ref(resource);
+      return allocate_from_resource(count, stream, ref, detail::borrowed_resource::copy_of(ref),
+                                    "the resource of a umsync::device_resource_ref", where);
+    } else if constexpr (!detail::resource_interop<R>::allocates_on_streams) {
       static_assert(detail::dependent_false<R>,
                     "umsync: async_pool_buffer takes its memory from a stream-ordered resource, which allocates "
                     "and frees on the buffer's stream (umsync::stream_ordered_resource: CCCL 3.1's "
@@ -343,15 +347,15 @@ class async_pool_buffer {
                     "allocate_async and deallocate_async); a synchronous resource cannot order its free after "
                     "the buffer's work");
       return {};
-    } else if constexpr (!detail::device_accessible_resource<R>) {
+    } else if constexpr (!detail::resource_interop<R>::device_accessible) {
       static_assert(detail::dependent_false<R>,
                     "umsync: async_pool_buffer holds device memory, so its resource must be device_accessible: "
                     "it says so with friend void get_property(R const&, cuda::mr::device_accessible) noexcept {}");
       return {};
-    } else if constexpr (detail::is_resource_ref<std::remove_cv_t<R>>) {
-      // A CCCL reference, perhaps a temporary one: kept as a copy, like a device_resource_ref.
-      device_resource_ref ref(resource);
-      return allocate_from_resource(count, stream, ref, detail::borrowed_resource(ref),
+    } else if constexpr (detail::resource_interop<R>::is_reference) {
+      // Another CCCL reference, perhaps a temporary one: kept as a copy, a device_resource_ref.
+      typename detail::resource_interop<R>::reference ref(resource);
+      return allocate_from_resource(count, stream, ref, detail::borrowed_resource::copy_of(ref),
                                     "the resource of a cuda::mr resource reference", where);
     } else if constexpr (!std::is_lvalue_reference_v<Resource>) {
       static_assert(detail::dependent_false<R>,
@@ -360,7 +364,7 @@ class async_pool_buffer {
                     "umsync::device_resource_ref to one");
       return {};
     } else {
-      return allocate_from_resource(count, stream, resource, detail::borrowed_resource(resource),
+      return allocate_from_resource(count, stream, resource, detail::borrowed_resource::object(resource),
                                     detail::pretty_type_name_v<std::remove_cv_t<R>>, where);
     }
   }
@@ -372,14 +376,14 @@ class async_pool_buffer {
                                               detail::borrowed_resource borrowed, std::string_view name,
                                               std::source_location const& where)
   {
-    return memory_handle(detail::allocate_elements<T>(
-                             count, "async_pool_buffer", name,
-                             [&](void** memory, std::size_t bytes) {
-                               return detail::allocate_or_report(resource, stream.get(), bytes, *memory, name, where);
-                             },
-                             where,
-                             [] { return std::string("a stream-ordered resource: it returned a null pointer"); }),
-                         detail::free_on_stream{stream.get(), borrowed});
+    return memory_handle(
+        detail::allocate_elements<T>(
+            count, "async_pool_buffer", name,
+            [&](void** memory, std::size_t bytes) {
+              return detail::resource_interop<Resource>::allocate(resource, stream.get(), bytes, *memory, name, where);
+            },
+            where, [] { return std::string("a stream-ordered resource: it returned a null pointer"); }),
+        detail::free_on_stream{stream.get(), borrowed});
   }
 
   void note_first_write(std::source_location const& where)
@@ -389,10 +393,14 @@ class async_pool_buffer {
     }
   }
 
-  static std::string describe_pool(std::optional<memory_pool_ref> const& pool)
+  static std::string describe_pool(memory_pool_ref const* pool)
   {
     try {
-      memory_pool_ref const ref = pool ? *pool : memory_pool_ref::device_default(current_device());
+      int device = -1;
+      if (pool == nullptr) {
+        check(cudaGetDevice(&device), "cudaGetDevice");
+      }
+      memory_pool_ref const ref = pool != nullptr ? *pool : memory_pool_ref::device_default(device);
       return "pool reserved " + std::to_string(ref.reserved_bytes()) + " B, used " + std::to_string(ref.used_bytes()) +
              " B";
     } catch (cuda_error const&) {

@@ -22,12 +22,9 @@
 
 #include <umsync/config.hpp>
 #include <umsync/detail/dependent_false.hpp>
+#include <umsync/detail/resource_properties.hpp>
 #include <umsync/detail/unique_handle.hpp>
-#include <umsync/device.hpp>
 #include <umsync/error.hpp>
-#include <umsync/memory/resource.hpp>
-
-#include <cuda/stream_ref>
 
 #include <cstddef>
 #include <cstdint>
@@ -168,28 +165,32 @@ class memory_pool_ref {
   // alignment, so a free ignores both.
 
   /// `bytes` ordered on `stream` (cudaMallocFromPoolAsync): CCCL 3.1's stream-ordered name.
-  [[nodiscard]] void* allocate(cuda::stream_ref stream, std::size_t bytes, std::size_t alignment,
+  template <detail::stream_ref_argument Stream>
+  [[nodiscard]] void* allocate(Stream const& stream, std::size_t bytes, std::size_t alignment,
                                std::source_location where = std::source_location::current()) const
   {
-    return allocate_on(stream.get(), bytes, alignment, where);
+    return allocate_on(detail::raw_stream_of(stream), bytes, alignment, where);
   }
   /// Frees `memory` ordered on `stream` (cudaFreeAsync): CCCL 3.1's stream-ordered name.
-  void deallocate(cuda::stream_ref stream, void* memory, std::size_t /*bytes*/, std::size_t /*alignment*/,
+  template <detail::stream_ref_argument Stream>
+  void deallocate(Stream const& stream, void* memory, std::size_t /*bytes*/, std::size_t /*alignment*/,
                   std::source_location where = std::source_location::current()) const noexcept
   {
-    free_on(stream.get(), memory, where);
+    free_on(detail::raw_stream_of(stream), memory, where);
   }
   /// allocate(stream, bytes, alignment) by CCCL 3.0's name.
-  [[nodiscard]] void* allocate_async(std::size_t bytes, std::size_t alignment, cuda::stream_ref stream,
+  template <detail::stream_ref_argument Stream>
+  [[nodiscard]] void* allocate_async(std::size_t bytes, std::size_t alignment, Stream const& stream,
                                      std::source_location where = std::source_location::current()) const
   {
-    return allocate_on(stream.get(), bytes, alignment, where);
+    return allocate_on(detail::raw_stream_of(stream), bytes, alignment, where);
   }
   /// deallocate(stream, memory, bytes, alignment) by CCCL 3.0's name.
-  void deallocate_async(void* memory, std::size_t /*bytes*/, std::size_t /*alignment*/, cuda::stream_ref stream,
+  template <detail::stream_ref_argument Stream>
+  void deallocate_async(void* memory, std::size_t /*bytes*/, std::size_t /*alignment*/, Stream const& stream,
                         std::source_location where = std::source_location::current()) const noexcept
   {
-    free_on(stream.get(), memory, where);
+    free_on(detail::raw_stream_of(stream), memory, where);
   }
 
   /// `bytes` usable on any stream on return: allocated on the calling thread's default stream,
@@ -396,25 +397,29 @@ class memory_pool {
   // throws usage_error; freeing needs no pool (cudaFreeAsync), so it works and cannot throw.
 
   /// `bytes` ordered on `stream`: CCCL 3.1's stream-ordered name.
-  [[nodiscard]] void* allocate(cuda::stream_ref stream, std::size_t bytes, std::size_t alignment,
+  template <detail::stream_ref_argument Stream>
+  [[nodiscard]] void* allocate(Stream const& stream, std::size_t bytes, std::size_t alignment,
                                std::source_location where = std::source_location::current()) const
   {
     return ref().allocate(stream, bytes, alignment, where);
   }
   /// Frees `memory` ordered on `stream`: CCCL 3.1's stream-ordered name.
-  void deallocate(cuda::stream_ref stream, void* memory, std::size_t bytes, std::size_t alignment,
+  template <detail::stream_ref_argument Stream>
+  void deallocate(Stream const& stream, void* memory, std::size_t bytes, std::size_t alignment,
                   std::source_location where = std::source_location::current()) const noexcept
   {
     memory_pool_ref(handle_.get()).deallocate(stream, memory, bytes, alignment, where);
   }
   /// allocate(stream, bytes, alignment) by CCCL 3.0's name.
-  [[nodiscard]] void* allocate_async(std::size_t bytes, std::size_t alignment, cuda::stream_ref stream,
+  template <detail::stream_ref_argument Stream>
+  [[nodiscard]] void* allocate_async(std::size_t bytes, std::size_t alignment, Stream const& stream,
                                      std::source_location where = std::source_location::current()) const
   {
     return ref().allocate(stream, bytes, alignment, where);
   }
   /// deallocate(stream, memory, bytes, alignment) by CCCL 3.0's name.
-  void deallocate_async(void* memory, std::size_t bytes, std::size_t alignment, cuda::stream_ref stream,
+  template <detail::stream_ref_argument Stream>
+  void deallocate_async(void* memory, std::size_t bytes, std::size_t alignment, Stream const& stream,
                         std::source_location where = std::source_location::current()) const noexcept
   {
     memory_pool_ref(handle_.get()).deallocate(stream, memory, bytes, alignment, where);

@@ -21,36 +21,25 @@
 // `detail::allocate_from` / `detail::deallocate_to` call the stream-ordered pair by its name in
 // this CCCL. umsync's own `memory_pool` and `memory_pool_ref` carry both spellings.
 //
-// CCCL 3.0 hides cuda::mr unless LIBCUDACXX_ENABLE_EXPERIMENTAL_MEMORY_RESOURCE is defined
-// before its first header. This header defines it when absent (the umsync CMake target also
-// defines it); a translation unit that included cuda::mr's headers earlier without it would
-// have them empty, so that is refused with #error rather than failing later in CCCL.
+// This is the header of resources: umsync's pools and buffers themselves include only
+// detail/resource_properties.hpp, so that a translation unit that uses no resource does not
+// parse the concepts. A buffer made from a resource, and code that names the concepts or
+// device_resource_ref, includes this header.
 #pragma once
 
 #include <umsync/config.hpp>
+#include <umsync/detail/resource_properties.hpp>
 #include <umsync/detail/type_name.hpp>
-
-#include <cuda/version>
-
-#if CCCL_MAJOR_VERSION > 3 || (CCCL_MAJOR_VERSION == 3 && CCCL_MINOR_VERSION >= 1)
-#  define UMSYNC_DETAIL_CCCL_STREAM_ORDERED_ALLOCATE 1  // allocate(stream, bytes, alignment)
-#else
-#  define UMSYNC_DETAIL_CCCL_STREAM_ORDERED_ALLOCATE 0  // allocate_async(bytes, alignment, stream)
-#  if !defined(LIBCUDACXX_ENABLE_EXPERIMENTAL_MEMORY_RESOURCE)
-#    if defined(_CUDA__MEMORY_RESOURCE_GET_PROPERTY_H) || defined(_CUDA__MEMORY_RESOURCE_PROPERTIES_H) || \
-        defined(_CUDA__MEMORY_RESOURCE_RESOURCE_H) || defined(_CUDA__MEMORY_RESOURCE_RESOURCE_REF_H)
-#      error \
-          "umsync: CCCL 3.0's cuda::mr headers were included before umsync without LIBCUDACXX_ENABLE_EXPERIMENTAL_MEMORY_RESOURCE, so they are empty; define it for the whole build (the umsync CMake target does) or include umsync first"
-#    endif
-#    define LIBCUDACXX_ENABLE_EXPERIMENTAL_MEMORY_RESOURCE
-#  endif
-#endif
+#include <umsync/error.hpp>
 
 #include <cuda/memory_resource>
 #include <cuda/stream_ref>
 
 #include <concepts>
 #include <cstddef>
+#include <new>
+#include <source_location>
+#include <string>
 #include <string_view>
 #include <type_traits>
 
@@ -75,10 +64,6 @@ concept stream_ordered_resource = cuda::mr::async_resource_with<R, cuda::mr::dev
 /// resource it refers to must outlive it (and everything allocated through it).
 using device_resource_ref = cuda::mr::async_resource_ref<cuda::mr::device_accessible>;
 #endif
-
-/// The alignment of CUDA's own allocations (cudaMalloc, cudaMallocAsync): what umsync's buffers
-/// ask a resource for, and the most a memory_pool can give.
-inline constexpr std::size_t device_allocation_alignment = 256;
 
 namespace detail {
 
@@ -171,11 +156,64 @@ template <cuda::mr::_AllocType Kind, class... Properties>
 inline constexpr bool is_resource_ref<cuda::mr::basic_resource_ref<Kind, Properties...>> = true;
 #endif
 
-/// True when `alignment` is one a memory_pool honours: a power of two, at most 256.
-constexpr bool pool_alignment_ok(std::size_t alignment) noexcept
+/// A resource ran out: umsync::bad_alloc naming it (`name`), with what it said, as
+/// allocate_elements words it.
+[[noreturn]] inline void resource_exhausted(std::size_t bytes, std::string_view name, std::string_view said,
+                                            std::source_location const& where)
 {
-  return alignment != 0 && (alignment & (alignment - 1)) == 0 && alignment <= device_allocation_alignment;
+  static_cast<void>(cudaGetLastError());
+  throw bad_alloc(bytes, name,
+                  said.empty() ? std::string("a stream-ordered resource")
+                               : "a stream-ordered resource: " + std::string(said),
+                  where);
 }
+
+/// allocate_from for allocate_elements: cudaErrorMemoryAllocation when the resource returns
+/// null. When it runs out (throws std::bad_alloc, or CCCL 3.1's cuda::cuda_error of out of
+/// memory), umsync::bad_alloc naming `name` with what it said, thrown here, where what it said
+/// is at hand (so that the allocation keeps no text of its own); anything else it throws passes
+/// through.
+template <class Resource>
+cudaError_t allocate_or_report(Resource& resource, cudaStream_t stream, std::size_t bytes, void*& memory,
+                               std::string_view name, std::source_location const& where)
+{
+  try {
+    memory = allocate_from(resource, stream, bytes, device_allocation_alignment);
+  } catch (std::bad_alloc const& exhausted) {
+    std::string_view text = exhausted.what();
+    resource_exhausted(bytes, name, text.starts_with("umsync: ") ? text.substr(8) : text,
+                       where);  // a pool's own bad_alloc, inside ours
+  }
+#if UMSYNC_DETAIL_CCCL_STREAM_ORDERED_ALLOCATE
+  catch (cuda::cuda_error const& failure) {
+    if (failure.status() != cudaErrorMemoryAllocation) {
+      throw;
+    }
+    resource_exhausted(bytes, name, failure.what(), where);
+  }
+#endif
+  return memory == nullptr ? cudaErrorMemoryAllocation : cudaSuccess;
+}
+
+/// What async_pool_buffer (through detail/resource_properties.hpp) asks of a resource type R.
+template <class R>
+struct resource_interop {
+  static constexpr bool allocates_on_streams = detail::allocates_on_streams<R>;
+  static constexpr bool device_accessible = detail::device_accessible_resource<R>;
+  /// A CCCL reference (either CCCL), which a temporary may be: kept as a device_resource_ref.
+  static constexpr bool is_reference = is_resource_ref<std::remove_cv_t<R>>;
+  using reference = device_resource_ref;
+
+  static cudaError_t allocate(R& resource, cudaStream_t stream, std::size_t bytes, void*& memory, std::string_view name,
+                              std::source_location const& where)
+  {
+    return allocate_or_report(resource, stream, bytes, memory, name, where);
+  }
+  static void deallocate(R& resource, cudaStream_t stream, void* memory, std::size_t bytes)
+  {
+    deallocate_to(resource, stream, memory, bytes, device_allocation_alignment);
+  }
+};
 
 }  // namespace detail
 UMSYNC_NAMESPACE_END
