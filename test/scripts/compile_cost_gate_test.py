@@ -12,11 +12,11 @@ their budget, and the device-side headers stay off the host's common path.
    scripts/compile-cost/raw.cu, in nvcc CPU time, best of --repeat compiles of each, interleaved
    in one run (scripts/compile_cost.py --budget), so that the machine's speed and load cancel.
 
-The budget (default 3.5) is today's ratio on the 2-core development machine (3.1x, best of 3,
-docs/compile-cost.md) plus 0.4 for noise: there, shared with other builds, the best-of-3 ratio
+The budget (default 3.8) is today's ratio on the 2-core development machine (3.1x, best of 3,
+docs/compile-cost.md) plus 0.7 for noise: there, shared with other builds, the best-of-3 ratio
 of the same headers moved by up to about 0.3 between runs (raw, the denominator, slows more than
-the others under load), and a CI machine's cores and compilers differ. Issue 29's target is
-1.5x; lower the budget with each step that lands. A rise beyond the margin is what the gate
+the others under load), and a CI machine's cores and compilers differ, so the margin is twice
+that. The target is 1.5x; lower the budget with each step that lands. A rise beyond the margin is what the gate
 catches: the step that put cuda::mr's concepts on the common path (issue 18) added about 0.9x
 at once, <functional> or <chrono> about 0.3-0.5x each.
 """
@@ -74,7 +74,7 @@ def check_layers():
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--nvcc", help="nvcc to use (default: as scripts/compile_cost.py finds it)")
-    parser.add_argument("--budget", type=float, default=3.5, help="most CPU time of umsync_lean over raw (3.5)")
+    parser.add_argument("--budget", type=float, default=3.8, help="most CPU time of umsync_lean over raw (3.8)")
     parser.add_argument("--repeat", type=int, default=3, help="compiles of each program (3)")
     args = parser.parse_args()
 
