@@ -17,7 +17,7 @@ docs/compile-cost.md) plus 0.7 for noise: there, shared with other builds, the b
 of the same headers moved by up to about 0.3 between runs (raw, the denominator, slows more than
 the others under load), and a CI machine's cores and compilers differ, so the margin is twice
 that. The target is 1.5x; lower the budget with each step that lands. A rise beyond the margin is what the gate
-catches: the step that put cuda::mr's concepts on the common path (issue 18) added about 0.9x
+catches: the step that put cuda::mr's concepts on the common path (the cuda::mr support) added about 0.9x
 at once, <functional> or <chrono> about 0.3-0.5x each.
 """
 import argparse
