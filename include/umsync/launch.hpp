@@ -150,9 +150,15 @@ inline kernel_facts const& facts_of(void const* kernel, launch_config const& con
   static kernel_facts table[capacity];
   static atomic_word<int> size{0};
   static atomic_word<int> lock{0};
+  // The last entry this thread used first: a chain of launches of one kernel finds it at once.
+  thread_local kernel_facts const* recent = nullptr;
+  if (!fresh && recent != nullptr && same(*recent)) [[likely]] {
+    return *recent;
+  }
   int const known = size.load();
   for (int i = known - 1; !fresh && i >= 0; --i) {  // newest first
     if (same(table[i])) {
+      recent = &table[i];
       return table[i];
     }
   }
@@ -169,6 +175,7 @@ inline kernel_facts const& facts_of(void const* kernel, launch_config const& con
   table[now] = read;
   size.exchange(now + 1);  // published after the entry is written (sequentially consistent)
   lock.exchange(0);
+  recent = &table[now];
   return table[now];
 }
 
@@ -180,49 +187,61 @@ inline std::string describe_dim3(dim3 d)
   return text;
 }
 
-/// Why the device cannot run `config` of `kernel` as asked, or an empty string.
-inline std::string launch_problem(kernel_facts const& facts, launch_config const& config, launch_mode mode)
+/// Whether the device cannot run `config` of `kernel` as asked; `report(make)` is called with a
+/// function that builds the reason, only on that path, so the accepting path builds no text.
+template <class Report>
+bool launch_refused(kernel_facts const& facts, launch_config const& config, launch_mode mode, Report&& report)
 {
   auto device = [&] { return std::to_string(facts.device); };
   bool const clustered = config.cluster.x != 0;
   if (facts.compute_capability_major < 9) {
-    return std::string(clustered ? "thread block clusters" : "programmatic dependent launch") +
-           " need a device of compute capability 9.0 or newer; device " + device() + " is " +
-           std::to_string(facts.compute_capability_major) + ".x";
+    return report([&] {
+      return std::string(clustered ? "thread block clusters" : "programmatic dependent launch") +
+             " need a device of compute capability 9.0 or newer; device " + device() + " is " +
+             std::to_string(facts.compute_capability_major) + ".x";
+    });
   }
   // The wait exists only where the kernel was compiled for compute_90 or newer: PTX of an older
   // virtual architecture, JIT-compiled for this device, has it compiled out (NVIDIA/cccl #9134).
   if (mode == launch_mode::dependent && (facts.ptx_version < 90 || facts.binary_version < 90)) {
-    return "the kernel was compiled for compute_" + std::to_string(facts.ptx_version) + " (sm_" +
-           std::to_string(facts.binary_version) + " code on device " + device() +
-           "), where griddepcontrol does not exist and its wait for earlier work is compiled out "
-           "(NVIDIA/cccl #9134); build it for sm_90 or newer, or launch it with umsync::launch";
+    return report([&] {
+      return "the kernel was compiled for compute_" + std::to_string(facts.ptx_version) + " (sm_" +
+             std::to_string(facts.binary_version) + " code on device " + device() +
+             "), where griddepcontrol does not exist and its wait for earlier work is compiled out "
+             "(NVIDIA/cccl #9134); build it for sm_90 or newer, or launch it with umsync::launch";
+    });
   }
   if (!clustered) {
-    return {};
+    return false;
   }
   dim3 const cluster = config.cluster;
   if (facts.required_cluster[0] != 0 && (static_cast<unsigned>(facts.required_cluster[0]) != cluster.x ||
                                          static_cast<unsigned>(facts.required_cluster[1]) != cluster.y ||
                                          static_cast<unsigned>(facts.required_cluster[2]) != cluster.z)) {
-    return "cluster shape " + describe_dim3(cluster) + " differs from the kernel's __cluster_dims__ {" +
-           std::to_string(facts.required_cluster[0]) + ", " + std::to_string(facts.required_cluster[1]) + ", " +
-           std::to_string(facts.required_cluster[2]) + "}";
+    return report([&] {
+      return "cluster shape " + describe_dim3(cluster) + " differs from the kernel's __cluster_dims__ {" +
+             std::to_string(facts.required_cluster[0]) + ", " + std::to_string(facts.required_cluster[1]) + ", " +
+             std::to_string(facts.required_cluster[2]) + "}";
+    });
   }
   unsigned const blocks = cluster.x * cluster.y * cluster.z;
   constexpr unsigned portable_cluster_blocks = 8;  // the CUDA programming guide's portable size
   if (blocks > portable_cluster_blocks && !facts.non_portable_cluster_size_allowed) {
-    return "a cluster of " + std::to_string(blocks) +
-           " blocks is larger than the portable 8; set cudaFuncAttributeNonPortableClusterSizeAllowed on the "
-           "kernel first";
+    return report([&] {
+      return "a cluster of " + std::to_string(blocks) +
+             " blocks is larger than the portable 8; set cudaFuncAttributeNonPortableClusterSizeAllowed on the "
+             "kernel first";
+    });
   }
   if (blocks > static_cast<unsigned>(facts.max_cluster_blocks)) {
-    return "a cluster of " + std::to_string(blocks) + " blocks " + describe_dim3(cluster) + " does not fit: with " +
-           describe_dim3(config.block) + " threads and " + std::to_string(config.shared_bytes) +
-           " bytes of dynamic shared memory per block, device " + device() + " allows at most " +
-           std::to_string(facts.max_cluster_blocks) + " blocks per cluster for this kernel";
+    return report([&] {
+      return "a cluster of " + std::to_string(blocks) + " blocks " + describe_dim3(cluster) + " does not fit: with " +
+             describe_dim3(config.block) + " threads and " + std::to_string(config.shared_bytes) +
+             " bytes of dynamic shared memory per block, device " + device() + " allows at most " +
+             std::to_string(facts.max_cluster_blocks) + " blocks per cluster for this kernel";
+    });
   }
-  return {};
+  return false;
 }
 
 /// Refuses, before CUDA sees it, a cluster shape or a programmatic dependent launch that cannot
@@ -242,12 +261,18 @@ inline void check_launch_attributes(void const* kernel, launch_config const& con
       (config.grid.x % cluster.x != 0 || config.grid.y % cluster.y != 0 || config.grid.z % cluster.z != 0)) {
     refuse("grid " + describe_dim3(config.grid) + " is not divisible by the cluster shape " + describe_dim3(cluster));
   }
-  if (launch_problem(facts_of(kernel, config, false), config, mode).empty()) [[likely]] {
+  auto const accepting = [](auto&&) { return true; };
+  if (!launch_refused(facts_of(kernel, config, false), config, mode, accepting)) [[likely]] {
     return;
   }
   // Before refusing, read again: the kernel's attributes may have changed since they were read.
-  if (std::string const problem = launch_problem(facts_of(kernel, config, true), config, mode); !problem.empty()) {
-    refuse(problem);
+  std::string why;
+  auto const explaining = [&](auto&& make) {
+    why = make();
+    return true;
+  };
+  if (launch_refused(facts_of(kernel, config, true), config, mode, explaining)) {
+    refuse(why);
   }
 }
 
