@@ -7,6 +7,7 @@
 // kernels are required to be exact.
 #include "support/child_process.hpp"
 #include "support/cluster_launch.cuh"
+#include "support/device_trap.hpp"
 #include "support/device_words.hpp"
 #include "support/gpu_test.hpp"
 
@@ -200,20 +201,11 @@ std::string child_report(char const* child_case)
   return output.substr(at, output.find('\n', at) - at);
 }
 
-bool device_has_bulk_copies()
-{
-  int device = 0;
-  int major = 0;
-  UMSYNC_CUDA_CHECK(cudaGetDevice(&device));
-  UMSYNC_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-  return major >= 9;
-}
-
 }  // namespace
 
 TEST_CASE("a block-scope two-stage bulk copy round trip through typed barriers and fences is exact")
 {
-  if (!device_has_bulk_copies()) {
+  if (!umsync_test::device_is_sm90()) {
     MESSAGE("bulk copies need compute capability 9.0 or newer");
     return;
   }
@@ -259,7 +251,7 @@ TEST_CASE("a cluster-scope bulk copy round trip with the peer's remote arrival i
 
 TEST_CASE("the raw round trip with its fence and exact expect_tx is exact (the twin of the raw mistakes)")
 {
-  if (!device_has_bulk_copies()) {
+  if (!umsync_test::device_is_sm90()) {
     MESSAGE("bulk copies need compute capability 9.0 or newer");
     return;
   }
@@ -277,7 +269,7 @@ TEST_CASE("child process - raw round trip without the proxy fence" * doctest::sk
 
 TEST_CASE("the raw mistakes the types rule out, run on the GPU: how often they give a wrong result (reported)")
 {
-  if (!device_has_bulk_copies() || umsync::cuda_tool_attached()) {
+  if (!umsync_test::device_is_sm90() || umsync::cuda_tool_attached()) {
     MESSAGE("needs compute capability 9.0 and no CUDA tool (a race on purpose)");
     return;
   }

@@ -3,6 +3,7 @@
 // a stage, transforms it into an output tile, releases the stage, and the output tile goes to
 // global memory by bulk store, handed over and taken back through a named barrier of the consumer
 // warps (barrier_plan). Random inputs, poisoned outputs, exact results, memory back to baseline.
+#include "support/device_trap.hpp"
 #include "support/device_words.hpp"
 #include "support/gpu_test.hpp"
 
@@ -62,15 +63,6 @@ __global__ void __launch_bounds__(threads)
 
 using umsync_test::device_words;
 
-bool device_has_bulk_copies()
-{
-  int device = 0;
-  int major = 0;
-  UMSYNC_CUDA_CHECK(cudaGetDevice(&device));
-  UMSYNC_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-  return major >= 9;
-}
-
 template <std::size_t Stages>
 void check_pipelined_transform()
 {
@@ -103,7 +95,7 @@ void check_pipelined_transform()
 
 TEST_CASE("a warp-specialized pipeline of 1, 2 and 4 stages on transaction barriers transforms random data exactly")
 {
-  if (!device_has_bulk_copies()) {
+  if (!umsync_test::device_is_sm90()) {
     MESSAGE("bulk copies need compute capability 9.0 or newer");
     return;
   }

@@ -5,6 +5,7 @@
 // ends the CUDA context, so each trapping case runs in a child process.
 #include "support/child_process.hpp"
 #include "support/cluster_launch.cuh"
+#include "support/device_trap.hpp"
 #include "support/gpu_test.hpp"
 
 #include <umsync/sync/cluster.hpp>
@@ -90,31 +91,7 @@ void run_child(bool plain_launch)
     umsync_test::launch_in_clusters(exchange_kernel<Misuse>, blocks, 2U, threads,
                                     static_cast<std::uint32_t const*>(memory), memory + blocks * threads);
   }
-  cudaError_t const status = cudaDeviceSynchronize();
-  std::printf("CHILD-STATUS: %s\n", cudaGetErrorName(status));
-  std::fflush(stdout);
-}
-
-// Runs `child_case`, requires a failed launch and every piece of `expected` in its output.
-void expect_trap(char const* child_case, std::vector<std::string> const& expected)
-{
-  if (umsync::cuda_tool_attached()) {
-    MESSAGE("a CUDA tool instruments this process: it would report the deliberate trap; not run here");
-    return;
-  }
-  if (!umsync_test::device_has_clusters()) {
-    MESSAGE("this device has no thread block clusters");
-    return;
-  }
-  int status = 0;
-  std::string const output = umsync_test::run_own_case(child_case, status);
-  INFO("child output:\n" << output);
-  REQUIRE(WIFEXITED(status));
-  CHECK(output.find("CHILD-STATUS: ") != std::string::npos);
-  CHECK(output.find("CHILD-STATUS: cudaSuccess") == std::string::npos);
-  for (std::string const& piece : expected) {
-    CHECK(output.find(piece) != std::string::npos);
-  }
+  umsync_test::print_child_status();
 }
 
 }  // namespace
@@ -171,33 +148,34 @@ TEST_CASE("child process - cluster arrival waited twice" * doctest::skip())
 
 TEST_CASE("a cluster_shared_scope in a kernel launched without a cluster shape traps")
 {
-  expect_trap("child process - cluster scope without a cluster shape",
-              {"umsync: cluster_shared_scope in a kernel launched without a cluster shape (block (",
-               "); launch it with a cluster dimension (__cluster_dims__ or the launch attribute)"});
+  umsync_test::expect_child_trap("child process - cluster scope without a cluster shape",
+                                 {"umsync: cluster_shared_scope in a kernel launched without a cluster shape (block (",
+                                  "); launch it with a cluster dimension (__cluster_dims__ or the launch attribute)"});
 }
 
 TEST_CASE("mapping a rank outside the cluster traps, naming the rank and the cluster's size")
 {
-  expect_trap("child process - cluster map rank out of range",
-              {"umsync: cluster_shared_scope::map: rank 2 is out of range in block (",
-               "; the cluster has 2 blocks (ranks 0..1)"});
+  umsync_test::expect_child_trap("child process - cluster map rank out of range",
+                                 {"umsync: cluster_shared_scope::map: rank 2 is out of range in block (",
+                                  "; the cluster has 2 blocks (ranks 0..1)"});
 }
 
 TEST_CASE("mapping an address outside the block's shared memory traps")
 {
-  expect_trap("child process - cluster map of global memory",
-              {"umsync: cluster_shared_scope::map: the address ", " is not in the calling block's shared memory"});
+  umsync_test::expect_child_trap("child process - cluster map of global memory",
+                                 {"umsync: cluster_shared_scope::map: the address ",
+                                  " is not in the calling block's shared memory"});
 }
 
 TEST_CASE("a cluster arrival destroyed without wait() traps")
 {
-  expect_trap("child process - cluster arrival never waited",
-              {"umsync: cluster_arrival destroyed without wait() in block (",
-               "; the thread must wait before it arrives again or exits"});
+  umsync_test::expect_child_trap("child process - cluster arrival never waited",
+                                 {"umsync: cluster_arrival destroyed without wait() in block (",
+                                  "; the thread must wait before it arrives again or exits"});
 }
 
 TEST_CASE("a cluster arrival waited twice traps")
 {
-  expect_trap("child process - cluster arrival waited twice",
-              {"umsync: cluster_arrival waited twice in block (", "; each arrival is waited once"});
+  umsync_test::expect_child_trap("child process - cluster arrival waited twice",
+                                 {"umsync: cluster_arrival waited twice in block (", "; each arrival is waited once"});
 }

@@ -5,6 +5,7 @@
 // each trap with a message; a block too small for the warp masks traps at publish(). A correct
 // pipeline in a debug build does not. Each trap runs in a child process.
 #include "support/child_process.hpp"
+#include "support/device_trap.hpp"
 #include "support/gpu_test.hpp"
 
 #include <umsync/sync/pipeline.hpp>
@@ -87,46 +88,14 @@ void run_child(unsigned block_threads = threads)
   UMSYNC_CUDA_CHECK(cudaMalloc(&memory, 2 * total_words * sizeof(std::uint32_t)));
   UMSYNC_CUDA_CHECK(cudaMemset(memory, 0, 2 * total_words * sizeof(std::uint32_t)));
   pipelined_add<Misuse><<<blocks, block_threads>>>(memory, memory + total_words);
-  cudaError_t const status = cudaDeviceSynchronize();
-  std::printf("CHILD-STATUS: %s\n", cudaGetErrorName(status));
-  std::fflush(stdout);
-}
-
-bool device_is_sm90()
-{
-  int device = 0;
-  int major = 0;
-  UMSYNC_CUDA_CHECK(cudaGetDevice(&device));
-  UMSYNC_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-  return major >= 9;
-}
-
-void expect_trap(char const* child_case, std::vector<std::string> const& expected)
-{
-  if (umsync::cuda_tool_attached()) {
-    MESSAGE("a CUDA tool instruments this process: it would report the deliberate trap; not run here");
-    return;
-  }
-  if (!device_is_sm90()) {
-    MESSAGE("transaction barriers need compute capability 9.0 or newer");
-    return;
-  }
-  int status = 0;
-  std::string const output = umsync_test::run_own_case(child_case, status);
-  INFO("child output:\n" << output);
-  REQUIRE(WIFEXITED(status));
-  CHECK(output.find("CHILD-STATUS: ") != std::string::npos);
-  CHECK(output.find("CHILD-STATUS: cudaSuccess") == std::string::npos);
-  for (std::string const& piece : expected) {
-    CHECK(output.find(piece) != std::string::npos);
-  }
+  umsync_test::print_child_status();
 }
 
 }  // namespace
 
 TEST_CASE("debug builds: a correct two-stage pipeline runs without a trap and is exact")
 {
-  if (!device_is_sm90()) {
+  if (!umsync_test::device_is_sm90()) {
     MESSAGE("transaction barriers need compute capability 9.0 or newer");
     return;
   }
@@ -177,13 +146,13 @@ TEST_CASE("child process - pipeline in a block smaller than its warp masks" * do
 
 TEST_CASE("a pipeline stage index out of range traps")
 {
-  expect_trap("child process - pipeline stage out of range",
-              {"umsync: pipeline wait() of stage 2 in block (", "): the pipeline has 2 stages"});
+  umsync_test::expect_child_trap("child process - pipeline stage out of range",
+                                 {"umsync: pipeline wait() of stage 2 in block (", "): the pipeline has 2 stages"});
 }
 
 TEST_CASE("a consumer's wait from the producer's warp traps, naming the role")
 {
-  expect_trap(
+  umsync_test::expect_child_trap(
       "child process - pipeline wait by the producer warp",
       {"umsync: pipeline wait() by warp 0 of block (",
        "which is not a consumer warp (consumer warps 0x00000006); each role's operations run in its own warps"});
@@ -191,42 +160,45 @@ TEST_CASE("a consumer's wait from the producer's warp traps, naming the role")
 
 TEST_CASE("an acquire from a consumer warp traps, naming the role")
 {
-  expect_trap("child process - pipeline acquire by a consumer warp",
-              {"umsync: pipeline acquire() by warp 1 of block (",
-               "which is not a producer warp (producer warps 0x00000001)"});
+  umsync_test::expect_child_trap("child process - pipeline acquire by a consumer warp",
+                                 {"umsync: pipeline acquire() by warp 1 of block (",
+                                  "which is not a producer warp (producer warps 0x00000001)"});
 }
 
 TEST_CASE("a pipeline stage released twice traps")
 {
-  expect_trap("child process - pipeline stage released twice",
-              {"umsync: pipeline stage 0 released twice in block (",
-               "; each wait() is released once; a second arrival would complete the next round's empty phase early"});
+  umsync_test::expect_child_trap(
+      "child process - pipeline stage released twice",
+      {"umsync: pipeline stage 0 released twice in block (",
+       "; each wait() is released once; a second arrival would complete the next round's empty phase early"});
 }
 
 TEST_CASE("a pipeline stage released through a moved-from handle traps")
 {
-  expect_trap("child process - pipeline stage released after a move",
-              {"umsync: pipeline stage 0 released through a moved-from handle in block ("});
+  umsync_test::expect_child_trap("child process - pipeline stage released after a move",
+                                 {"umsync: pipeline stage 0 released through a moved-from handle in block ("});
 }
 
 TEST_CASE("a waited pipeline stage destroyed without release() traps")
 {
-  expect_trap("child process - pipeline stage not released",
-              {"umsync: pipeline stage 0 destroyed without release() in block (",
-               "; every consumer thread releases every stage it waited for, or the producer never refills it"});
+  umsync_test::expect_child_trap(
+      "child process - pipeline stage not released",
+      {"umsync: pipeline stage 0 destroyed without release() in block (",
+       "; every consumer thread releases every stage it waited for, or the producer never refills it"});
 }
 
 TEST_CASE("an acquired pipeline stage destroyed without fill() traps")
 {
-  expect_trap("child process - pipeline stage not filled",
-              {"umsync: pipeline stage 0 acquired and destroyed without fill() in block (",
-               "; the consumers would wait for it forever"});
+  umsync_test::expect_child_trap("child process - pipeline stage not filled",
+                                 {"umsync: pipeline stage 0 acquired and destroyed without fill() in block (",
+                                  "; the consumers would wait for it forever"});
 }
 
 TEST_CASE("a pipeline published in a block smaller than its warp masks traps")
 {
-  expect_trap("child process - pipeline in a block smaller than its warp masks",
-              {"umsync: a pipeline whose warp masks (producers 0x00000001, consumers 0x00000006) need 96 threads runs "
-               "in block (",
-               ") of 64 threads"});
+  umsync_test::expect_child_trap(
+      "child process - pipeline in a block smaller than its warp masks",
+      {"umsync: a pipeline whose warp masks (producers 0x00000001, consumers 0x00000006) need 96 threads runs "
+       "in block (",
+       ") of 64 threads"});
 }

@@ -5,6 +5,7 @@
 // before arrive(), a store_token dropped unwaited and a phase used on another barrier trap. A
 // correct round trip in a debug build does not. Each trap runs in a child process.
 #include "support/child_process.hpp"
+#include "support/device_trap.hpp"
 #include "support/gpu_test.hpp"
 
 #include <umsync/sync/bulk_copy.hpp>
@@ -94,46 +95,14 @@ void run_child()
   std::uint32_t* memory = nullptr;
   UMSYNC_CUDA_CHECK(cudaMalloc(&memory, 2 * blocks * words * sizeof(std::uint32_t)));
   round_trip<Misuse><<<blocks, threads>>>(memory, memory + blocks * words);
-  cudaError_t const status = cudaDeviceSynchronize();
-  std::printf("CHILD-STATUS: %s\n", cudaGetErrorName(status));
-  std::fflush(stdout);
-}
-
-bool device_is_sm90()
-{
-  int device = 0;
-  int major = 0;
-  UMSYNC_CUDA_CHECK(cudaGetDevice(&device));
-  UMSYNC_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-  return major >= 9;
-}
-
-void expect_trap(char const* child_case, std::vector<std::string> const& expected)
-{
-  if (umsync::cuda_tool_attached()) {
-    MESSAGE("a CUDA tool instruments this process: it would report the deliberate trap; not run here");
-    return;
-  }
-  if (!device_is_sm90()) {
-    MESSAGE("transaction barriers need compute capability 9.0 or newer");
-    return;
-  }
-  int status = 0;
-  std::string const output = umsync_test::run_own_case(child_case, status);
-  INFO("child output:\n" << output);
-  REQUIRE(WIFEXITED(status));
-  CHECK(output.find("CHILD-STATUS: ") != std::string::npos);
-  CHECK(output.find("CHILD-STATUS: cudaSuccess") == std::string::npos);
-  for (std::string const& piece : expected) {
-    CHECK(output.find(piece) != std::string::npos);
-  }
+  umsync_test::print_child_status();
 }
 
 }  // namespace
 
 TEST_CASE("debug builds: a correct bulk copy round trip runs without a trap")
 {
-  if (!device_is_sm90()) {
+  if (!umsync_test::device_is_sm90()) {
     MESSAGE("transaction barriers need compute capability 9.0 or newer");
     return;
   }
@@ -179,43 +148,43 @@ TEST_CASE("child process - phase of another barrier" * doctest::skip()) { run_ch
 
 TEST_CASE("a transaction wait that never completes traps with its phase and the bytes expected against issued")
 {
-  expect_trap("child process - transaction wait expecting more than copied",
-              {"umsync: transaction barrier (block scope, shared 0x",
-               ") phase 0 (parity 0) did not complete in block (",
-               ": 4112 bytes expected, 4096 bytes of bulk copies issued on it (totals since init)"});
+  umsync_test::expect_child_trap("child process - transaction wait expecting more than copied",
+                                 {"umsync: transaction barrier (block scope, shared 0x",
+                                  ") phase 0 (parity 0) did not complete in block (",
+                                  ": 4112 bytes expected, 4096 bytes of bulk copies issued on it (totals since init)"});
 }
 
 TEST_CASE("a bulk copy whose size is not a multiple of 16 traps")
 {
-  expect_trap("child process - bulk copy size not a multiple of 16",
-              {"umsync: bulk_fill::load of 4092 bytes at global ",
-               ": a bulk copy needs a 16-byte-aligned address and a size that is a multiple of 16"});
+  umsync_test::expect_child_trap("child process - bulk copy size not a multiple of 16",
+                                 {"umsync: bulk_fill::load of 4092 bytes at global ",
+                                  ": a bulk copy needs a 16-byte-aligned address and a size that is a multiple of 16"});
 }
 
 TEST_CASE("a bulk copy from an address that is not 16-byte aligned traps")
 {
-  expect_trap("child process - bulk copy from a misaligned address",
-              {"umsync: bulk_fill::load of 4080 bytes at global ",
-               ": a bulk copy needs a 16-byte-aligned address and a size that is a multiple of 16"});
+  umsync_test::expect_child_trap("child process - bulk copy from a misaligned address",
+                                 {"umsync: bulk_fill::load of 4080 bytes at global ",
+                                  ": a bulk copy needs a 16-byte-aligned address and a size that is a multiple of 16"});
 }
 
 TEST_CASE("a bulk fill destroyed before arrive() traps")
 {
-  expect_trap("child process - bulk fill dropped before arrive",
-              {"umsync: bulk_fill destroyed without arrive() in block (",
-               "; the barrier would never be told the bytes its copies deliver"});
+  umsync_test::expect_child_trap("child process - bulk fill dropped before arrive",
+                                 {"umsync: bulk_fill destroyed without arrive() in block (",
+                                  "; the barrier would never be told the bytes its copies deliver"});
 }
 
 TEST_CASE("a store token destroyed without wait() traps")
 {
-  expect_trap("child process - store token dropped unwaited",
-              {"umsync: store_token destroyed without wait() in block (",
-               "; the tile is reused, and the block exits, only after the store has read it"});
+  umsync_test::expect_child_trap("child process - store token dropped unwaited",
+                                 {"umsync: store_token destroyed without wait() in block (",
+                                  "; the tile is reused, and the block exits, only after the store has read it"});
 }
 
 TEST_CASE("a barrier_phase used on another barrier traps")
 {
-  expect_trap("child process - phase of another barrier",
-              {"umsync: a barrier_phase of the transaction barrier at shared 0x",
-               "; each barrier is waited with its own phase"});
+  umsync_test::expect_child_trap("child process - phase of another barrier",
+                                 {"umsync: a barrier_phase of the transaction barrier at shared 0x",
+                                  "; each barrier is waited with its own phase"});
 }
