@@ -12,7 +12,9 @@
 #             CCCL 3.5.0), in one folder, so that the wheel's nvcc.profile puts that CCCL on the
 #             path as a toolkit's does; host compiler g++.
 #   cccl3.5   the CUDA 13.0 toolkit with CCCL 3.5.0 (the same wheel) ahead of the toolkit's
-#             CCCL 3.0.1, and clang++ 15 as the host compiler (of nvcc and of the host tests).
+#             CCCL 3.0.1, and clang++ 15 as nvcc's host compiler (-ccbin; the .cpp host
+#             tests stay with g++: clang 15 lacks C++20's alias-template argument deduction,
+#             which test/capture_host_test.cpp uses).
 #
 # An entry whose wheels or compiler cannot be had reports "skipped" with the reason and does not
 # fail the run; a configure, build or test failure does. The summary gives each entry's time.

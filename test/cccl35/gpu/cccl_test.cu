@@ -8,6 +8,7 @@
 #include <umsync/memory/copy.hpp>
 #include <umsync/memory/memory_pool.hpp>
 #include <umsync/memory/pinned_buffer.hpp>
+#include <umsync/stream.hpp>
 
 #include <cuda/launch>
 
