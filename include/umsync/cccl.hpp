@@ -10,7 +10,7 @@
 //   device; host accessible too: named by the caller, since CCCL does not say pinned or managed).
 // - Pools: cuda::device_memory_pool is a stream-ordered resource, so async_pool_buffer takes it as
 //   it takes any (nothing here); umsync's memory_pool_ref is a cuda::mr resource, so
-//   cuda::make_buffer takes it (nothing here either). The static_asserts below state both.
+//   a cuda::device_buffer takes it (nothing here either). The static_asserts below state both.
 // - cuda::launch: an untagged memory_span passes as the kernel's cuda::std::span, through CCCL's
 //   transform_launch_argument hook. Tagged memory is refused: cuda::launch hands the hook a
 //   cuda::stream_ref, which carries no tag to check it against (use umsync::launch).

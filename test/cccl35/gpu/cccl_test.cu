@@ -96,8 +96,8 @@ TEST_CASE("umsync's pool serving cuda::device_buffer, its memory bound to its ow
     umsync::memory_pool pool;
     umsync::stream<compute> const s;
     umsync::memory_pool_ref const ref = pool;
-    auto in = cuda::make_buffer<std::uint32_t>(s.view(), ref, n, cuda::no_init);
-    auto out = cuda::make_buffer<std::uint32_t>(s.view(), ref, n, cuda::no_init);
+    cuda::device_buffer<std::uint32_t> in(s.view(), ref, n, cuda::no_init);
+    cuda::device_buffer<std::uint32_t> out(s.view(), ref, n, cuda::no_init);
     umsync::copy_async(umsync::buffer_memory(in, s.view()), host_in, s);
     umsync::launch(s, {.grid = 132, .block = 256}, affine, umsync::buffer_memory(std::as_const(in), s.view()),
                    umsync::buffer_memory(out, s.view()), n, a, b);
