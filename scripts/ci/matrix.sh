@@ -12,9 +12,10 @@
 #             CCCL 3.5.0), in one folder, so that the wheel's nvcc.profile puts that CCCL on the
 #             path as a toolkit's does; host compiler g++.
 #   cccl3.5   the CUDA 13.0 toolkit with CCCL 3.5.0 (the same wheel) ahead of the toolkit's
-#             CCCL 3.0.1, and clang++ 15 as nvcc's host compiler (-ccbin; the .cpp host
-#             tests stay with g++: clang 15 lacks C++20's alias-template argument deduction,
-#             which test/capture_host_test.cpp uses).
+#             CCCL 3.0.1; host compiler g++, or UMSYNC_CI_CLANG (e.g. clang++-15) as nvcc's
+#             (-ccbin). clang before 19 does not build umsync yet: no C++20 argument deduction
+#             for alias templates, which `umsync::stream_dependency edge(a, b)` needs, and nvcc
+#             hands that line to the host compiler as written (docs/compatibility.md).
 #
 # An entry whose wheels or compiler cannot be had reports "skipped" with the reason and does not
 # fail the run; a configure, build or test failure does. The summary gives each entry's time.
@@ -28,7 +29,7 @@ nvcc_version=13.5.37
 cccl_wheel=13.3.5.0.6
 cccl_version=3005000
 toolkit_nvcc=${UMSYNC_CI_TOOLKIT_NVCC:-/usr/local/cuda/bin/nvcc}
-host_clang=${UMSYNC_CI_CLANG:-clang++-15}
+host_clang=${UMSYNC_CI_CLANG:-}
 
 summary=()
 failed=0
@@ -83,15 +84,20 @@ prepare_cccl3.5() {
   got=$(cccl_version_of "$cccl")
   [ "$got" = "$cccl_version" ] || { echo "the CCCL wheel holds CCCL_VERSION '$got', not $cccl_version"; return 1; }
   [ -x "$toolkit_nvcc" ] || { echo "no CUDA 13.0 nvcc at $toolkit_nvcc"; return 1; }
-  command -v "$host_clang" >/dev/null || { echo "no $host_clang (Debian clang-15) for the host compiler"; return 1; }
+  local ccbin=""
+  if [ -n "$host_clang" ]; then
+    command -v "$host_clang" >/dev/null || { echo "no $host_clang (UMSYNC_CI_CLANG) for the host compiler"; return 1; }
+    ccbin="-ccbin $(command -v "$host_clang")"
+  fi
   # The entry's CUDA compiler: the toolkit's nvcc with that CCCL first (-I is searched before
-  # the -isystem folder nvcc gives its own CCCL) and clang as its host compiler. A wrapper, so
-  # that the compile-fail tests, which call the compiler with their own flags, get both too.
+  # the -isystem folder nvcc gives its own CCCL), and UMSYNC_CI_CLANG as its host compiler if
+  # given. A wrapper, so that the compile-fail tests, which call the compiler with their own
+  # flags, get both too.
   mkdir -p "$prefix/bin"
   cat >"$prefix/bin/nvcc" <<WRAPPER
 #!/bin/sh
-# Written by scripts/ci/matrix.sh: CUDA 13.0's nvcc, CCCL $got ahead of the toolkit's, $host_clang.
-exec "$toolkit_nvcc" -ccbin "$(command -v "$host_clang")" -I"$cccl" "\$@"
+# Written by scripts/ci/matrix.sh: CUDA 13.0's nvcc, CCCL $got ahead of the toolkit's${host_clang:+, $host_clang}.
+exec "$toolkit_nvcc" $ccbin -I"$cccl" "\$@"
 WRAPPER
   chmod +x "$prefix/bin/nvcc"
 }
