@@ -144,6 +144,7 @@ class empty_stage {
       : tile_(std::move(other.tile_)), full_(other.full_), stage_(other.stage_)
   {
 #if defined(UMSYNC_DEBUG)
+    filled_ = other.filled_;
     other.filled_ = true;
 #endif
   }
@@ -235,6 +236,7 @@ class full_stage {
       : tile_(std::move(other.tile_)), empty_(other.empty_), stage_(other.stage_)
   {
 #if defined(UMSYNC_DEBUG)
+    consumers_ = other.consumers_;  // the moved-to handle is released by the same consumer warps
     released_ = other.released_;
     other.released_ = true;
     other.moved_ = true;
