@@ -7,6 +7,9 @@
 //                           pending<T> parameters (pdl.hpp)
 //   launch_chain_graph      a graph captured from stream-order launches, replayed
 //   launch_chain_graph_pdl  a graph captured from PDL launches (programmatic edges), replayed
+//   launch_chain_pdl_same_kernel  launch_chain_pdl with the raw side launching umsync's kernel
+//                           (pending<T> parameters, the same SASS) by cudaLaunchKernelExC: what is
+//                           left of launch_chain_pdl's ratio here is umsync's host code, not the kernel
 // Host-timed per chain, from the first launch to the stream's synchronization, as the raw figures
 // of ../shared/docs/hopper-ordering.md were. Args: kernels per chain, elements per kernel (132 x
 // 256 threads touch 33,792 floats once: launch-bound; 16 Mi floats: bandwidth-bound, where
@@ -23,6 +26,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <type_traits>
 #include <utility>
 
 namespace {
@@ -98,6 +102,30 @@ struct chain_state {
     }
   }
 
+  /// raw_pdl of umsync's kernel: its pending<T> parameters hold one pointer each, so the
+  /// raw pointers' bytes are its arguments.
+  void raw_pdl_of_typed_kernel(int kernels, cudaStream_t stream)
+  {
+    static_assert(sizeof(umsync::pending<float>) == sizeof(float*) &&
+                  std::is_trivially_copyable_v<umsync::pending<float>>);
+    cudaLaunchAttribute attribute{};
+    attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attribute.val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t launch{};
+    launch.gridDim = blocks;
+    launch.blockDim = threads;
+    launch.stream = stream;
+    launch.attrs = &attribute;
+    launch.numAttrs = 1;
+    for (int k = 0; k < kernels; ++k) {
+      float const* in = k % 2 == 0 ? a.data() : b.data();
+      float* out = k % 2 == 0 ? b.data() : a.data();
+      void* arguments[] = {&in, &out, &n};
+      UMSYNC_CUDA_CHECK(
+          cudaLaunchKernelExC(&launch, reinterpret_cast<void const*>(step_typed_pdl), arguments));
+    }
+  }
+
   template <class Stream>
   void typed_plain(int kernels, Stream const& stream)
   {
@@ -144,7 +172,7 @@ struct chain_state {
   }
 };
 
-enum class chain_mode { stream, pdl, graph, graph_pdl };
+enum class chain_mode { stream, pdl, graph, graph_pdl, pdl_same_kernel };
 
 template <chain_mode Mode>
 void launch_chain(benchmark::State& state)
@@ -152,7 +180,12 @@ void launch_chain(benchmark::State& state)
   int const kernels = static_cast<int>(state.range(0));
   chain_state c(static_cast<std::size_t>(state.range(1)));
   auto const raw_stream = [&](cudaStream_t stream) {
-    Mode == chain_mode::stream || Mode == chain_mode::graph ? c.raw_plain(kernels, stream) : c.raw_pdl(kernels, stream);
+    if constexpr (Mode == chain_mode::pdl_same_kernel) {
+      c.raw_pdl_of_typed_kernel(kernels, stream);
+    } else {
+      Mode == chain_mode::stream || Mode == chain_mode::graph ? c.raw_plain(kernels, stream)
+                                                              : c.raw_pdl(kernels, stream);
+    }
   };
   auto const typed_stream = [&](auto const& stream) {
     Mode == chain_mode::stream || Mode == chain_mode::graph ? c.typed_plain(kernels, stream)
@@ -206,6 +239,11 @@ BENCHMARK(launch_chain<chain_mode::stream>)
 BENCHMARK(launch_chain<chain_mode::pdl>)
     ->Name("launch_chain_pdl")
     ->Apply(chain_sizes)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(launch_chain<chain_mode::pdl_same_kernel>)
+    ->Name("launch_chain_pdl_same_kernel")
+    ->Args({256, std::int64_t{blocks} * threads})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(launch_chain<chain_mode::graph>)
