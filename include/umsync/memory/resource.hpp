@@ -172,9 +172,10 @@ inline constexpr bool is_resource_ref<cuda::mr::basic_resource_ref<Kind, Propert
 /// null. When it runs out (throws std::bad_alloc, or CCCL 3.1's cuda::cuda_error of out of
 /// memory), umsync::bad_alloc naming `name` with what it said, thrown here, where what it said
 /// is at hand (so that the allocation keeps no text of its own); anything else it throws passes
-/// through.
+/// through. Always inlined: called out of line, its exception frame was about half of what a
+/// buffer adds to the resource's own allocate and deallocate (docs/rmm.md).
 template <class Resource>
-cudaError_t allocate_or_report(Resource& resource, cudaStream_t stream, std::size_t bytes, void*& memory,
+[[gnu::always_inline]] inline cudaError_t allocate_or_report(Resource& resource, cudaStream_t stream, std::size_t bytes, void*& memory,
                                std::string_view name, std::source_location const& where)
 {
   try {
