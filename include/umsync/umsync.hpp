@@ -26,6 +26,7 @@
 #include <umsync/memory/fill.hpp>
 #include <umsync/memory/managed_batch.hpp>
 #include <umsync/memory/managed_buffer.hpp>
+#include <umsync/memory/managed_memory.hpp>
 #include <umsync/memory/memory_pool.hpp>
 #include <umsync/memory/memory_range.hpp>
 #include <umsync/memory/memory_span.hpp>
