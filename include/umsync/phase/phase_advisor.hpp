@@ -221,9 +221,8 @@ class phase_advisor {
     // before any read-mostly advice changes. Setting it under a kernel that still writes the
     // buffer would duplicate pages being written. Unsetting it collapses the duplicates to an
     // arbitrary copy (the host's, for a buffer with no preferred location), and a kernel still
-    // reading the device copy then faults every page back: on the H200 the health-gate example
-    // moved 16 MiB on demand (26 GPU faults) that way when the optimizer entry unset read-mostly
-    // on the weights while the backward kernel was still reading them.
+    // reading the device copy then faults every page back (the health-gate example showed it
+    // when an entry unset read-mostly under a kernel still reading: docs/unified_memory.md).
     bool advice_changes = false;
     for_each_binding([&]<std::size_t I, class Buffer, class T>(phase_binding<Buffer, T> const&) {
       if constexpr (Plan::template used_in<Phase, Buffer>) {

@@ -4,24 +4,21 @@
 //   c.add(record);                               // one CUpti_ActivityUnifiedMemoryCounter3
 //   std::cout << c.describe();
 //
-// Only counters verified on an H200 against known workloads are here
-// (scripts/probes/cupti_um_probe.cu; figures in docs/unified_memory.md). What each record
-// kind means, read off the probe and the field comments of cupti_activity.h:
+// Only counters whose meaning was verified against known workloads are here (how, and the
+// figures: docs/unified_memory.md). What each record kind means:
 //
 // - BYTES_TRANSFER_HTOD / _DTOH: `value` is the size in bytes of one migration. `flags` is
-//   its cause: USER (cudaMemPrefetchAsync and the batch calls: 2 MiB records), COHERENCE
-//   (a page fault) or PREFETCH (the driver's speculative migration around a faulting page;
-//   not the user's prefetch). A kernel reading 64 MiB of host-resident memory gave 2,760
-//   records summing to exactly 64 MiB, half COHERENCE half PREFETCH.
+//   its cause: USER (cudaMemPrefetchAsync and the batch calls), COHERENCE (a page fault) or
+//   PREFETCH (the driver's speculative migration around a faulting page; not the user's
+//   prefetch).
 // - CPU_PAGE_FAULT_COUNT: one record per CPU fault the driver serviced. Its `value` is the
-//   *program counter* of the faulting host instruction, not a count: summing `value` is what
-//   made the first probe's CPU-fault numbers garbage (about 1.8e16 for 192 faults). Counted
-//   here as records. `end` is undefined for this kind.
+//   *program counter* of the faulting host instruction, not a count, so faults are counted here
+//   as records. `end` is undefined for this kind.
 // - GPU_PAGE_FAULT: one record per faulting page range the driver serviced; `value` is the
-//   number of fault groups for that page (1 to 24 seen). Both are kept: gpu_page_faults
-//   (records) and gpu_fault_groups (sum of value).
-// - THRASHING, THROTTLING, REMOTE_MAP: reported on the H200 only under contention (host and
-//   kernel writing the same pages at once); counted as records.
+//   number of fault groups for that page. Both are kept: gpu_page_faults (records) and
+//   gpu_fault_groups (sum of value).
+// - THRASHING, THROTTLING, REMOTE_MAP: reported only under contention (host and kernel writing
+//   the same pages at once); counted as records.
 //
 // BYTES_TRANSFER_DTOD (peer migrations) is not collected: not verifiable on one GPU.
 // Migrations with causes EVICTION or ACCESS_COUNTERS (oversubscription, access-counter
