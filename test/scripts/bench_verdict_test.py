@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Host tests of bench_report.py's verdict and claims on synthetic Google Benchmark JSON (no GPU
+"""Host tests of bench/report.py's verdict and claims on synthetic Google Benchmark JSON (no GPU
 needed): the verdict picks the cheapest option and gives each option's ratio to it and to the
 ceiling measured in the same run; a decision whose rows are missing says "not measured in this
 run"; a seed claim is held, not held, partly held or not measured as the rows say; --quick or the
@@ -15,7 +15,7 @@ import sys
 import tempfile
 import unittest
 
-SCRIPTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts")
+SCRIPTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "bench")
 
 
 def load_module(name):
@@ -25,7 +25,7 @@ def load_module(name):
     return module
 
 
-report_module = load_module("bench_report")
+report_module = load_module("report")
 
 
 def aggregate(run_name, cv=0.01, time=1.0, **counters):
@@ -119,7 +119,7 @@ class Report(unittest.TestCase):
 
     def report(self, benchmarks, *args, context=None, plots=False):
         path = self.write(benchmarks, **(context or {}))
-        command = [sys.executable, os.path.join(SCRIPTS, "bench_report.py"), path, "--out", self.out, *args]
+        command = [sys.executable, os.path.join(SCRIPTS, "report.py"), path, "--out", self.out, *args]
         if not plots:
             command.append("--no-plots")
         result = subprocess.run(command, capture_output=True, text=True)

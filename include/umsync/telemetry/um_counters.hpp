@@ -5,7 +5,7 @@
 //   std::cout << c.describe();
 //
 // Only counters verified on an H200 against known workloads are here
-// (scripts/probes/cupti_um_probe.cu; figures in docs/unified_memory.md). What each record
+// (a probe program; figures in docs/unified_memory.md). What each record
 // kind means, read off the probe and the field comments of cupti_activity.h:
 //
 // - BYTES_TRANSFER_HTOD / _DTOH: `value` is the size in bytes of one migration. `flags` is

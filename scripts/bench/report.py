@@ -2,7 +2,7 @@
 """Turns umsync_bench's JSON into a Markdown report: a verdict first, the seeds' claims checked,
 then one table per family, with PNG plots.
 
-    python3 scripts/bench_report.py build/default/umsync-bench.json --out build/default/bench-report
+    python3 scripts/bench/report.py build/default/umsync-bench.json --out build/default/bench-report
 
 Every figure in the report comes from the JSON of one run: medians over its repetitions, the
 spread (coefficient of variation) next to them, and the ratios each family measured against its
@@ -13,7 +13,7 @@ raw-CUDA baseline or ceiling in the same run.
   run, and a one-line verdict; a decision whose rows are not in the run says "not measured in
   this run". The same as one figure, verdict.png (each decision's options normalised to the best).
 - Claims checked: each claim of the seeds that a benchmark measures (the table in
-  scripts/bench_claims.py, or --claims FILE) next to what this run measured: held, did not hold,
+  scripts/bench/claims.py, or --claims FILE) next to what this run measured: held, did not hold,
   partly held (at some sizes), or not measured.
 - A quick run (--quick, or the JSON context's "umsync_quick" set to 1/true) is marked as such.
 
@@ -781,7 +781,7 @@ def verdict_lines(decisions, run, figure):
     lines = ["## Verdict", ""]
     lines.append("Which choice costs what on this GPU, from this run's rows. Each option: its cost (median), ×best = "
                  "cost / the cheapest option's, ×ceiling = cost / the hardware ceiling measured in the same run "
-                 "(where one applies). Which rows each option uses: `DECISIONS` in `scripts/bench_report.py`; "
+                 "(where one applies). Which rows each option uses: `DECISIONS` in `scripts/bench/report.py`; "
                  "the rows themselves are in the family tables below.")
     lines.append("")
     if figure:
@@ -1010,8 +1010,8 @@ def main():
     parser.add_argument("--quick", action="store_true",
                         help="mark the report as a quick run's (also when the JSON context has umsync_quick=1)")
     parser.add_argument("--claims", default=os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                                         "bench_claims.py"),
-                        help="the claims table (a Python file with CLAIMS; default: scripts/bench_claims.py)")
+                                                         "claims.py"),
+                        help="the claims table (a Python file with CLAIMS; default: scripts/bench/claims.py)")
     parser.add_argument("--note", action="append", default=[], help="a line to add to the report's header")
     args = parser.parse_args()
     context, rows = load(args.json)

@@ -1,4 +1,4 @@
-"""The seeds' claims that umsync's benchmarks can check, as data for bench_report.py's
+"""The seeds' claims that umsync's benchmarks can check, as data for bench/report.py's
 "Claims checked" section.
 
 The seeds (../shared/seeds/*.txt beside the project) state figures about the choices the

@@ -2,9 +2,9 @@
 # Copies doctest and Google Benchmark from this machine's Debian packages into .deps/ (git
 # ignores it), laid out as under /usr, and RMM's pip wheels (librmm-cu13, rapids-logger) into
 # .deps/wheels, so a GPU machine without a package registry can build the tests and
-# benchmarks (scripts/gpu-suite.sh installs the wheels there): copy .deps/ over with the tree.
+# benchmarks (scripts/ci/gpu-suite.sh installs the wheels there): copy .deps/ over with the tree.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 for package in doctest-dev libbenchmark-dev; do
   dpkg -s "$package" >/dev/null 2>&1 || { echo "install $package first (apt-get install $package)" >&2; exit 1; }
 done

@@ -2,23 +2,23 @@
 # The whole GPU suite in one command, on any machine with a CUDA GPU (the H200 for the figures):
 #   configure for sm_90, build, run every test with UMSYNC_REQUIRE_GPU=1, run the GPU tests
 #   and examples under compute-sanitizer (memcheck, racecheck, synccheck, initcheck), run the
-#   main job's benchmarks (scripts/run-benchmarks.sh), and print a summary table last.
+#   main job's benchmarks (scripts/bench/run-benchmarks.sh), and print a summary table last.
 #
-#   bash scripts/gpu-suite.sh            # everything (more than one 10-minute device call)
-#   bash scripts/gpu-suite.sh tests      # build, tests, sanitizers, examples, SASS check: ~210 s
-#   bash scripts/gpu-suite.sh bench      # build, benchmarks, report: ~460 s on the H200
-#   bash scripts/gpu-suite.sh debug      # the UMSYNC_DEBUG build (the debug preset): every GPU
+#   bash scripts/ci/gpu-suite.sh            # everything (more than one 10-minute device call)
+#   bash scripts/ci/gpu-suite.sh tests      # build, tests, sanitizers, examples, SASS check: ~210 s
+#   bash scripts/ci/gpu-suite.sh bench      # build, benchmarks, report: ~460 s on the H200
+#   bash scripts/ci/gpu-suite.sh debug      # the UMSYNC_DEBUG build (the debug preset): every GPU
 #                                        # test and example with the run-time checks on
-#   bash scripts/gpu-suite.sh tests debug  # parts combine; one summary
+#   bash scripts/ci/gpu-suite.sh tests debug  # parts combine; one summary
 #
 # Every step runs under a time limit (UMSYNC_STEP_TIMEOUT seconds, UMSYNC_BENCH_TIMEOUT for the
 # benchmarks), so the summary always prints within about 10 minutes per part.
 # Logs go to $OUT when it is set, else to .gpu-out/.
-# On a GPU machine without a package registry: run scripts/stage-device-deps.sh on a machine
+# On a GPU machine without a package registry: run scripts/ci/stage-device-deps.sh on a machine
 # that has one, copy the tree with its .deps/ folder over, then run this script there
-# (UMSYNC_BENCH_TIMEOUT=485 bash scripts/gpu-suite.sh bench for the benchmarks alone).
+# (UMSYNC_BENCH_TIMEOUT=485 bash scripts/ci/gpu-suite.sh bench for the benchmarks alone).
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 out="${OUT:-$PWD/.gpu-out}"
 mkdir -p "$out"
 build=build/gpu
@@ -60,7 +60,7 @@ step() {  # step NAME LOGFILE COMMAND...: runs under the step time limit, logs, 
 gpu_state=$(nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,memory.used,memory.total --format=csv 2>&1)
 echo "$gpu_state" | tee "$out/build.log"
 
-# RMM (umsync::rmm, docs/rmm.md): the wheels scripts/stage-device-deps.sh put in .deps/wheels,
+# RMM (umsync::rmm, docs/rmm.md): the wheels scripts/ci/stage-device-deps.sh put in .deps/wheels,
 # installed without a network; without them the RMM tests are skipped (build.log says why).
 if [ -d .deps/wheels ] && ! python3 -c "import librmm, rapids_logger" >/dev/null 2>&1; then
   PIP_BREAK_SYSTEM_PACKAGES=1 python3 -m pip install -q --no-index --find-links .deps/wheels \
@@ -123,8 +123,8 @@ for example in "${examples[@]}"; do
 done
 
 # Zero-cost checks on the generated code (SASS), where a module provides them.
-if [ -f scripts/sass-check.sh ]; then
-  step "sass check" "$out/checks.log" bash scripts/sass-check.sh "$build"
+if [ -f scripts/ci/sass-check.sh ]; then
+  step "sass check" "$out/checks.log" bash scripts/ci/sass-check.sh "$build"
 fi
 fi  # tests
 
@@ -144,9 +144,9 @@ done
 fi  # debug
 
 if want bench; then
-# The main job's run (scripts/run-benchmarks.sh, the same as `cmake --workflow --preset bench`):
+# The main job's run (scripts/bench/run-benchmarks.sh, the same as `cmake --workflow --preset bench`):
 # one umsync_bench run per family group under one deadline, merged JSON, report with plots.
-limit=$bench_timeout step benchmarks "$out/bench-run.log" bash scripts/run-benchmarks.sh "$build/bench/umsync_bench" \
+limit=$bench_timeout step benchmarks "$out/bench-run.log" bash scripts/bench/run-benchmarks.sh "$build/bench/umsync_bench" \
   "$out/bench" "$((bench_timeout - 15))"
 if [ -d "$out/bench" ]; then
   mv "$out/bench/bench.txt" "$out/bench.txt" 2>/dev/null
