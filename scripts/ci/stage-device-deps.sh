@@ -1,8 +1,15 @@
 #!/usr/bin/env bash
-# Copies doctest and Google Benchmark from this machine's Debian packages into .deps/ (git
-# ignores it), laid out as under /usr, and RMM's pip wheels (librmm-cu13, rapids-logger) into
-# .deps/wheels, so a GPU machine without a package registry can build the tests and
-# benchmarks (scripts/ci/gpu-suite.sh installs the wheels there): copy .deps/ over with the tree.
+# Gathers what the GPU suite needs beyond the CUDA toolkit into .deps/ (git ignores it), for a
+# GPU machine that lacks those packages or a network: doctest and Google Benchmark from this
+# machine's Debian packages (laid out as under /usr, in .deps/usr) and RMM's pip wheels
+# (librmm-cu13, rapids-logger, in .deps/wheels).
+#
+#   bash scripts/ci/stage-device-deps.sh     # here: needs doctest-dev, libbenchmark-dev, pip, a network
+#
+# Then copy the tree with its .deps/ folder to the GPU machine and run there
+# `bash scripts/ci/gpu-suite.sh tests` (or bench, debug): it finds .deps/usr through
+# CMAKE_PREFIX_PATH and installs the wheels with pip --no-index. Both machines need the same
+# Debian release (the libraries are its binaries).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 for package in doctest-dev libbenchmark-dev; do
