@@ -17,8 +17,8 @@ raw-CUDA baseline or ceiling in the same run.
   partly held (at some sizes), or not measured.
 - A quick run (--quick, or the JSON context's "umsync_quick" set to 1/true) is marked as such.
 
-Plots need matplotlib (Debian: python3-matplotlib); when it is missing and this runs as root with
-apt-get, it is installed; otherwise the report is written without plots and says so.
+Plots need matplotlib (Debian: python3-matplotlib); without it the report is written without
+plots, says so, and bench_report prints why. It installs nothing.
 """
 import argparse
 import fnmatch
@@ -82,26 +82,15 @@ def median_row(aggregates):
     return aggregates.get("median") or aggregates.get("single") or next(iter(aggregates.values()))
 
 
-def ensure_matplotlib():
+def find_matplotlib():
+    """(True, "") when matplotlib imports; else (False, why): the report is then written without
+    plots. Nothing is installed: a report does not change the machine."""
     try:
         import matplotlib  # noqa: F401
         return True, ""
     except ImportError:
-        pass
-    if os.geteuid() == 0 and shutil.which("apt-get"):
-        print("bench_report: installing python3-matplotlib (Debian package)", flush=True)
-        subprocess.run(["apt-get", "install", "-y", "-qq", "python3-matplotlib"], check=False,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        if sys.executable != "/usr/bin/python3" and os.path.exists("/usr/bin/python3"):
-            probe = subprocess.run(["/usr/bin/python3", "-c", "import matplotlib"], check=False)
-            if probe.returncode == 0:
-                os.execv("/usr/bin/python3", ["/usr/bin/python3"] + sys.argv)
-        try:
-            import matplotlib  # noqa: F401
-            return True, ""
-        except ImportError:
-            pass
-    return False, "matplotlib is not installed (Debian: apt-get install python3-matplotlib): no plots"
+        return False, ("matplotlib is not installed, so this report has no plots (install it, e.g. Debian's "
+                       "python3-matplotlib or pip's matplotlib, and run the report again)")
 
 
 def fmt(value):
@@ -1006,7 +995,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("json")
     parser.add_argument("--out", required=True, help="folder for report.md, verdict.png and the PNG plots")
-    parser.add_argument("--no-plots", action="store_true", help="tables only: neither plot nor install matplotlib")
+    parser.add_argument("--no-plots", action="store_true", help="tables only, no plots")
     parser.add_argument("--quick", action="store_true",
                         help="mark the report as a quick run's (also when the JSON context has umsync_quick=1)")
     parser.add_argument("--claims", default=os.path.join(os.path.dirname(os.path.abspath(__file__)),
@@ -1019,7 +1008,9 @@ def main():
         print(f"bench_report: {args.json} holds no benchmark results", file=sys.stderr)
         return 1
     os.makedirs(args.out, exist_ok=True)
-    have_plots, plot_note = (False, "plots not asked for (--no-plots)") if args.no_plots else ensure_matplotlib()
+    have_plots, plot_note = (False, "plots not asked for (--no-plots)") if args.no_plots else find_matplotlib()
+    if not have_plots and not args.no_plots:
+        print(f"bench_report: {plot_note}", file=sys.stderr)
     plt = None
     if have_plots:
         import matplotlib

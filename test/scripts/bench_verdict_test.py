@@ -373,6 +373,25 @@ class Figure(Report):
         self.assertNotIn("verdict.png", report)
         self.assertIn("| Decision", report)
 
+    def test_without_matplotlib_the_report_says_so_and_installs_nothing(self):
+        """A matplotlib that fails to import (a stub ahead on the path): no plots, a clear message
+        on stderr and in the report, exit 0, and no package manager is run (PATH has none)."""
+        stub = os.path.join(self.dir.name, "stub")
+        os.makedirs(os.path.join(stub, "matplotlib"))
+        with open(os.path.join(stub, "matplotlib", "__init__.py"), "w") as f:
+            f.write("raise ImportError('no matplotlib here')\n")
+        path = self.write(allocation_rows())
+        env = dict(os.environ, PYTHONPATH=stub, PATH=os.path.join(self.dir.name, "empty-path"))
+        result = subprocess.run([sys.executable, os.path.join(SCRIPTS, "report.py"), path, "--out", self.out],
+                                capture_output=True, text=True, env=env)
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        self.assertIn("matplotlib is not installed, so this report has no plots", result.stderr)
+        with open(os.path.join(self.out, "report.md")) as f:
+            report = f.read()
+        self.assertIn("matplotlib is not installed, so this report has no plots", report)
+        self.assertNotIn(".png", report)
+        self.assertFalse(os.path.exists(os.path.join(self.out, "verdict.png")))
+
 
 if __name__ == "__main__":
     unittest.main()
