@@ -4,7 +4,7 @@
 #   and examples under compute-sanitizer (memcheck, racecheck, synccheck, initcheck), run the
 #   main job's benchmarks (scripts/bench/run-benchmarks.sh), and print a summary table last.
 #
-#   bash scripts/ci/gpu-suite.sh            # everything: tests, bench and debug (about 20 minutes)
+#   bash scripts/ci/gpu-suite.sh            # everything: tests, bench and debug
 #   bash scripts/ci/gpu-suite.sh tests      # build, tests, sanitizers, examples, SASS check: ~210 s
 #   bash scripts/ci/gpu-suite.sh bench      # build, benchmarks, report: ~460 s on the H200
 #   bash scripts/ci/gpu-suite.sh debug      # the UMSYNC_DEBUG build (the debug preset): every GPU
@@ -14,9 +14,10 @@
 #
 # Options and settings:
 #   --toolkit DIR (or UMSYNC_CUDA_TOOLKIT=DIR): the CUDA toolkit every build of this script uses:
-#       DIR/bin/nvcc as the CUDA compiler, with the CCCL it ships (DIR/include), DIR/bin first
-#       on PATH (compute-sanitizer, cuobjdump). Default: the nvcc CMake finds (PATH, CUDACXX,
-#       /usr/local/cuda).
+#       DIR/bin/nvcc as the CUDA compiler, with the CCCL it ships, and DIR/bin first on PATH
+#       (compute-sanitizer, cuobjdump); the builds go to build/gpu-<DIR's name> (and
+#       build/gpu-debug-<DIR's name>). Default: the nvcc CMake finds (CUDACXX, PATH,
+#       /usr/local/cuda), builds in build/gpu and build/gpu-debug.
 #   UMSYNC_STEP_TIMEOUT (seconds, default 150) and UMSYNC_BENCH_TIMEOUT (default 470): every
 #       step runs under a time limit, so the summary always prints.
 #   OUT: the folder for the logs (default .gpu-out/).
@@ -58,6 +59,7 @@ if [ -n "$toolkit" ]; then
   toolkit_args=(-DCMAKE_CUDA_COMPILER="$toolkit/bin/nvcc" -DCUDAToolkit_ROOT="$toolkit")
   export PATH="$toolkit/bin${PATH:+:$PATH}"
   export CUDACXX="$toolkit/bin/nvcc"
+  build=build/gpu-$(basename "$toolkit")
 fi
 want() { [[ " ${parts[*]} " == *" all "* || " ${parts[*]} " == *" $1 "* ]]; }
 
@@ -89,7 +91,8 @@ step() {  # step NAME LOGFILE COMMAND...: runs under the step time limit, logs, 
 # sanitizer.log, checks.log (examples, SASS), ctest-debug.log, bench.txt, bench.json, report.tar.gz.
 gpu_state=$(nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,memory.used,memory.total --format=csv 2>&1)
 echo "$gpu_state" | tee "$out/build.log"
-toolkit_line="CUDA compiler: ${toolkit:+$toolkit/bin/nvcc (--toolkit)}${toolkit:-the one CMake finds}"
+toolkit_line="CUDA compiler: the one CMake finds"
+[ -n "$toolkit" ] && toolkit_line="CUDA compiler: $toolkit/bin/nvcc (--toolkit)"
 echo "$toolkit_line" | tee -a "$out/build.log"
 
 # RMM (umsync::rmm, docs/rmm.md): the wheels scripts/ci/stage-device-deps.sh put in .deps/wheels,
@@ -118,7 +121,7 @@ grep -E "tests passed|Skipped|Failed" "$out/ctest.log" | tail -n 8
 
 examples=("$build"/examples/umsync_example_*)
 # The test executables run under all four tools, the examples under memcheck only, so the whole
-# tests part takes about 4 minutes. CUPTI and compute-sanitizer both inject themselves
+# tests part takes about 210 s on the H200. CUPTI and compute-sanitizer both inject themselves
 # into the process, so the telemetry tests and the health-gate example run without a tool.
 test_targets=("$build/test/umsync_gpu_tests" "$build/test/umsync_gpu_debug_tests")
 [ -x "$build/test/umsync_nccl_tests" ] && test_targets+=("$build/test/umsync_nccl_tests")
@@ -163,7 +166,7 @@ fi  # tests
 if want debug; then
 # The debug preset's build (UMSYNC_DEBUG: the ordering checker, moved-from, kind, phase-guard
 # and barrier-owner checks) of every GPU test and example, run without a tool.
-debug_build=build/gpu-debug
+debug_build=build/gpu-debug${toolkit:+-$(basename "$toolkit")}
 step "configure (debug)" "$out/build.log" cmake -S . -B "$debug_build" "${generator[@]}" "${toolkit_args[@]}" -DCMAKE_BUILD_TYPE=Debug \
   -DUMSYNC_DEBUG=ON -DUMSYNC_BUILD_TESTS=ON -DUMSYNC_BUILD_BENCHMARKS=OFF -DUMSYNC_BUILD_EXAMPLES=ON \
   -DCMAKE_CUDA_ARCHITECTURES=90
