@@ -146,7 +146,7 @@ if(CMAKE_CURRENT_LIST_DIR STREQUAL "${PROJECT_SOURCE_DIR}/cmake" AND PROJECT_NAM
   # umsync_add_rmm_bench(<bench target> <main.cpp>): bench/rmm_bench.cu is not part of
   # umsync_bench (bench/CMakeLists.txt globs *_bench.cu): it needs RMM's CCCL, which the other
   # families must not be measured with. It builds as umsync_rmm_bench, next to umsync_bench,
-  # where scripts/run-benchmarks.sh looks for it (the rmm group), when umsync::rmm exists.
+  # where scripts/bench/run-benchmarks.sh looks for it (the rmm group), when umsync::rmm exists.
   function(umsync_add_rmm_bench bench_target main)
     set(source ${CMAKE_CURRENT_SOURCE_DIR}/rmm_bench.cu)
     get_target_property(sources ${bench_target} SOURCES)

@@ -1,4 +1,4 @@
-// Pairs of kernels for scripts/sass-check.sh: raw_<name> written with CCCL's cuda::ptx as a
+// Pairs of kernels for scripts/ci/sass-check.sh: raw_<name> written with CCCL's cuda::ptx as a
 // hand-written TMA kernel would be, umsync_<name> with umsync's transaction barriers, bulk
 // copies and tiles (sync/transaction_barrier.hpp, sync/bulk_copy.hpp, sync/proxy.hpp). The
 // script requires each pair to give identical SASS. Not part of any test executable.

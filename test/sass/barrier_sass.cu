@@ -1,4 +1,4 @@
-// Pairs of kernels for scripts/sass-check.sh: raw_<name> is written with the raw intrinsic or
+// Pairs of kernels for scripts/ci/sass-check.sh: raw_<name> is written with the raw intrinsic or
 // PTX, umsync_<name> with umsync's typed barrier. The script compiles this file to a cubin and
 // requires each pair to give identical SASS, with the BAR instruction's id and count as
 // immediate operands. Not part of any test executable.

@@ -1,4 +1,4 @@
-// Pairs of kernels for scripts/sass-check.sh: raw_cluster_<name> is written as the CUDA
+// Pairs of kernels for scripts/ci/sass-check.sh: raw_cluster_<name> is written as the CUDA
 // programming guide writes it (cooperative groups' this_cluster(), or the raw PTX),
 // umsync_cluster_<name> with umsync's cluster types (sync/cluster.hpp). The script requires each
 // pair to give identical SASS, with the same cluster barrier (UCGABAR_*) lines. Not part of any

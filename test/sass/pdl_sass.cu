@@ -1,4 +1,4 @@
-// Pairs of kernels for scripts/sass-check.sh: raw_<name> written with CUDA's PDL intrinsics and
+// Pairs of kernels for scripts/ci/sass-check.sh: raw_<name> written with CUDA's PDL intrinsics and
 // plain pointers, umsync_<name> with pdl.hpp's pending<T> / independent<T> and the typed wait and
 // trigger. Each pair must give identical SASS: the types are only compile-time. Not part of any
 // test executable.

@@ -1,4 +1,4 @@
-// Pairs of kernels for scripts/sass-check.sh: raw_pipeline_<n> is a warp-specialized copy-transform
+// Pairs of kernels for scripts/ci/sass-check.sh: raw_pipeline_<n> is a warp-specialized copy-transform
 // pipeline of n stages written with CCCL's cuda::ptx as a hand-written TMA kernel would be (a full
 // and an empty mbarrier per stage, one parity bit per barrier), umsync_pipeline_<n> the same kernel
 // on umsync's pipeline (sync/pipeline.hpp). Warp 0's lane 0 produces, warps 1..4 consume. The

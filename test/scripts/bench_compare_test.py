@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Host tests of scripts/bench_compare.py on synthetic Google Benchmark JSON (no GPU needed).
+"""Host tests of scripts/bench/compare.py on synthetic Google Benchmark JSON (no GPU needed).
 
 Paired rows (umsync and raw CUDA in the same iterations, counter `ratio`) are judged on their
 ratio, so a run on another host (every absolute time 20% slower, ratios unchanged) is "same" and
@@ -16,7 +16,7 @@ import sys
 import tempfile
 import unittest
 
-SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "bench_compare.py")
+SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "bench", "compare.py")
 
 
 def samples(median, noise, count=3):

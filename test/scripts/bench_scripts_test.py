@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Host tests of the main job's scripts on synthetic Google Benchmark JSON (no GPU needed):
-bench_compare.py flags a regression beyond the measured noise and only that, and
-bench_report.py writes a table per family with every counter, skipped rows with their reason,
-and (when matplotlib is importable) a bandwidth-against-size plot for family A; bench_merge.py
+bench/compare.py flags a regression beyond the measured noise and only that, and
+bench/report.py writes a table per family with every counter, skipped rows with their reason,
+and (when matplotlib is importable) a bandwidth-against-size plot for family A; bench/merge.py
 keeps every complete part and names the ones cut short; run-benchmarks.sh (the main job's run)
 says once that there is no GPU and fails, and a group stopped at the deadline loses only its rows."""
 import importlib.util
@@ -14,7 +14,7 @@ import sys
 import tempfile
 import unittest
 
-SCRIPTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts")
+SCRIPTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "bench")
 
 
 def aggregate(run_name, median, stddev, **counters):
@@ -49,7 +49,7 @@ class BenchCompare(unittest.TestCase):
         new = os.path.join(self.dir.name, "new.json")
         write(old, aggregate("step/1", self.base, 0.01 * self.base))
         write(new, aggregate("step/1", candidate_median, candidate_stddev))
-        return run("bench_compare.py", old, new)
+        return run("compare.py", old, new)
 
     def test_same_time_is_not_a_regression(self):
         result = self.compare(self.base * 1.01, 0.01 * self.base)
@@ -72,7 +72,7 @@ class BenchCompare(unittest.TestCase):
             with open(path, "w") as f:
                 json.dump({"context": {"gpu": "synthetic", "host_cpu": cpu},
                            "benchmarks": aggregate("step/1", median, 0.01 * self.base)}, f)
-        result = run("bench_compare.py", old, new)
+        result = run("compare.py", old, new)
         self.assertEqual(result.returncode, 1, result.stdout + result.stderr)
         self.assertIn("warning: different host CPU: 'CPU A' vs 'CPU B'", result.stdout)
         self.assertNotIn("different GPU", result.stdout)
@@ -87,7 +87,7 @@ class BenchCompare(unittest.TestCase):
         path = os.path.join(self.dir.name, "single.json")
         write(path, [dict(name="step/1", run_name="step/1", run_type="iteration", real_time=1.0, cpu_time=1.0,
                           time_unit="ms", iterations=1)])
-        result = run("bench_compare.py", path, path)
+        result = run("compare.py", path, path)
         self.assertEqual(result.returncode, 2)
 
 
@@ -108,7 +108,7 @@ class BenchMerge(unittest.TestCase):
         first = self.part("a.json", "ceiling_x/1")
         second = self.part("b.json", "family_a/um_prefetch/64")
         out = os.path.join(self.dir.name, "merged.json")
-        result = run("bench_merge.py", out, first, second)
+        result = run("merge.py", out, first, second)
         self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
         with open(out) as f:
             merged = json.load(f)
@@ -125,7 +125,7 @@ class BenchMerge(unittest.TestCase):
         with open(cut, "w") as f:
             f.write(text[: len(text) // 2])  # what a killed run leaves behind
         out = os.path.join(self.dir.name, "merged.json")
-        result = run("bench_merge.py", out, first, cut, os.path.join(self.dir.name, "never-written.json"))
+        result = run("merge.py", out, first, cut, os.path.join(self.dir.name, "never-written.json"))
         self.assertEqual(result.returncode, 1)
         self.assertIn("cut.json", result.stderr)
         with open(out) as f:
@@ -134,7 +134,7 @@ class BenchMerge(unittest.TestCase):
         self.assertEqual(merged["context"]["umsync_parts_missing"], ["cut.json", "never-written.json"])
 
     def test_nothing_complete_is_an_error(self):
-        result = run("bench_merge.py", os.path.join(self.dir.name, "merged.json"),
+        result = run("merge.py", os.path.join(self.dir.name, "merged.json"),
                      os.path.join(self.dir.name, "absent.json"))
         self.assertEqual(result.returncode, 2)
 
@@ -238,7 +238,7 @@ class BenchReport(unittest.TestCase):
         self.dir.cleanup()
 
     def test_tables_carry_every_counter_and_skipped_rows(self):
-        result = run("bench_report.py", self.json, "--out", self.out, "--no-plots")
+        result = run("report.py", self.json, "--out", self.out, "--no-plots")
         self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
         with open(os.path.join(self.out, "report.md")) as f:
             report = f.read()
@@ -258,7 +258,7 @@ class BenchReport(unittest.TestCase):
         data["context"].update(host_cpu=model, num_cpus=16, mhz_per_cpu=2100)
         with open(self.json, "w") as f:
             json.dump(data, f)
-        result = run("bench_report.py", self.json, "--out", self.out, "--no-plots")
+        result = run("report.py", self.json, "--out", self.out, "--no-plots")
         self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
         with open(os.path.join(self.out, "report.md")) as f:
             self.assertIn(f"- Host CPU: {model} (16 CPUs, 2100 MHz)", f.read())
@@ -266,14 +266,14 @@ class BenchReport(unittest.TestCase):
 
     @unittest.skipUnless(importlib.util.find_spec("matplotlib"), "matplotlib is not installed: no plots to check")
     def test_family_a_gets_a_plot(self):
-        result = run("bench_report.py", self.json, "--out", self.out)
+        result = run("report.py", self.json, "--out", self.out)
         self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
         self.assertTrue(os.path.exists(os.path.join(self.out, "family_a.png")))
 
     def test_empty_json_is_an_error(self):
         path = os.path.join(self.dir.name, "empty.json")
         write(path, [])
-        result = run("bench_report.py", path, "--out", self.out, "--no-plots")
+        result = run("report.py", path, "--out", self.out, "--no-plots")
         self.assertEqual(result.returncode, 1)
 
 

@@ -1,5 +1,5 @@
 # host.bench_targets: `cmake --workflow --preset bench` (and bench-quick) and
-# `scripts/gpu-suite.sh bench` build every benchmark executable that configure made, so that no
+# `scripts/ci/gpu-suite.sh bench` build every benchmark executable that configure made, so that no
 # group of the main job reads "not in this build" while its executable was configured (umsync_rmm_bench,
 # family R, lives apart from umsync_bench).
 #
@@ -107,10 +107,10 @@ if(checked EQUAL 0)
   string(APPEND failures "no workflow preset runs a bench test preset: nothing was checked\n")
 endif()
 
-# scripts/gpu-suite.sh bench builds the same target.
-file(STRINGS "${UMSYNC_SOURCE_DIR}/scripts/gpu-suite.sh" lines REGEX "^ *bench_targets=")
+# scripts/ci/gpu-suite.sh bench builds the same target.
+file(STRINGS "${UMSYNC_SOURCE_DIR}/scripts/ci/gpu-suite.sh" lines REGEX "^ *bench_targets=")
 if(NOT lines MATCHES "bench_targets=\\(umsync_benchmarks\\)")
-  string(APPEND failures "scripts/gpu-suite.sh does not build umsync_benchmarks: ${lines}\n")
+  string(APPEND failures "scripts/ci/gpu-suite.sh does not build umsync_benchmarks: ${lines}\n")
 endif()
 
 if(NOT failures STREQUAL "")

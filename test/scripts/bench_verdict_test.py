@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Host tests of bench_report.py's verdict and claims on synthetic Google Benchmark JSON (no GPU
+"""Host tests of bench/report.py's verdict and claims on synthetic Google Benchmark JSON (no GPU
 needed): the verdict picks the cheapest option and gives each option's ratio to it and to the
 ceiling measured in the same run; a decision whose rows are missing says "not measured in this
 run"; a seed claim is held, not held, partly held or not measured as the rows say; --quick or the
@@ -15,17 +15,20 @@ import sys
 import tempfile
 import unittest
 
-SCRIPTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts")
+SCRIPTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "bench")
 
 
-def load_module(name):
-    spec = importlib.util.spec_from_file_location(name, os.path.join(SCRIPTS, f"{name}.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+sys.path.insert(0, SCRIPTS)  # the pipeline's modules import each other by name
+import runs  # noqa: E402
+import verdict  # noqa: E402
 
 
-report_module = load_module("bench_report")
+def decide_launch_chain(run):
+    return verdict.decide_one(run, "launch_chain")
+
+
+def decide_cluster_reduction(run):
+    return verdict.decide_one(run, "cluster_reduction")
 
 
 def aggregate(run_name, cv=0.01, time=1.0, **counters):
@@ -119,7 +122,7 @@ class Report(unittest.TestCase):
 
     def report(self, benchmarks, *args, context=None, plots=False):
         path = self.write(benchmarks, **(context or {}))
-        command = [sys.executable, os.path.join(SCRIPTS, "bench_report.py"), path, "--out", self.out, *args]
+        command = [sys.executable, os.path.join(SCRIPTS, "report.py"), path, "--out", self.out, *args]
         if not plots:
             command.append("--no-plots")
         result = subprocess.run(command, capture_output=True, text=True)
@@ -143,8 +146,8 @@ class Report(unittest.TestCase):
 
 class Verdict(Report):
     def test_the_cheapest_option_is_best_and_ratios_are_to_it(self):
-        run = report_module.Run(report_module.load(self.write(allocation_rows(4.0, 80.0, 100.0)))[1])
-        decision = report_module.decide_allocation(run)
+        run = runs.Run(runs.load(self.write(allocation_rows(4.0, 80.0, 100.0)))[1])
+        decision = verdict.decide_one(run, "allocation")
         self.assertEqual([o.label for o in decision.options][0], "a pool that keeps its memory")
         ratios = {o.label: o.ratio for o in decision.options}
         self.assertAlmostEqual(ratios["cudaMalloc + cudaFree"], 20.0)
@@ -153,22 +156,22 @@ class Verdict(Report):
                                                    "costs 20.0x"), decision.verdict)
 
     def test_a_chain_of_dependent_kernels_ranks_the_four_launches_and_says_where_pdl_stops_paying(self):
-        run = report_module.Run(report_module.load(self.write(launch_chain_rows()))[1])
-        decision = report_module.decide_launch_chain(run)
+        run = runs.Run(runs.load(self.write(launch_chain_rows()))[1])
+        decision = verdict.decide_one(run, "launch_chain")
         self.assertEqual([o.label for o in decision.options],
                          ["graph of PDL launches", "graph replay", "PDL (umsync::launch_dependent)",
                           "stream order (umsync::launch)"])
         self.assertAlmostEqual(decision.options[-1].ratio, 4.6 / 0.75)
         self.assertIn("With bandwidth-bound kernels (16 Mi floats) PDL is 1.01x stream order", decision.verdict)
-        slow = report_module.decide_launch_chain(report_module.Run(report_module.load(
+        slow = decide_launch_chain(runs.Run(runs.load(
             self.write(launch_chain_rows(pdl=5.0)))[1]))
         self.assertLess([o.label for o in slow.options].index("stream order (umsync::launch)"),
                         [o.label for o in slow.options].index("PDL (umsync::launch_dependent)"))
 
     def test_a_cross_block_reduction_ranks_the_three_ways_and_reports_cluster_sizes(self):
         ceiling = aggregate("ceiling_device_to_device/1024/manual_time", **{"GB/s": 69206016 * 4 / 35.0 * 1e-3})
-        run = report_module.Run(report_module.load(self.write(cluster_reduce_rows() + ceiling))[1])
-        decision = report_module.decide_cluster_reduction(run)
+        run = runs.Run(runs.load(self.write(cluster_reduce_rows() + ceiling))[1])
+        decision = verdict.decide_one(run, "cluster_reduction")
         self.assertEqual([o.label for o in decision.options],
                          ["cluster DSMEM (umsync::cluster_shared_scope)", "two kernels (umsync::launch)",
                           "global atomics (umsync::launch)"])
@@ -186,22 +189,22 @@ class Verdict(Report):
         self.assertIn("**cluster DSMEM (umsync::cluster_shared_scope): 5.000 us, 1.00x", row)
 
     def test_a_cross_block_reduction_names_a_cluster_the_device_could_not_place(self):
-        run = report_module.Run(report_module.load(self.write(cluster_reduce_rows(skip_dsmem_8=True)))[1])
-        decision = report_module.decide_cluster_reduction(run)
+        run = runs.Run(runs.load(self.write(cluster_reduce_rows(skip_dsmem_8=True)))[1])
+        decision = verdict.decide_one(run, "cluster_reduction")
         self.assertEqual(len(decision.options), 3)
         self.assertIn("Not run: `cluster_reduce_dsmem/1081344/8`", decision.verdict)
         self.assertIn("fastest with 4.", decision.verdict)
-        slow = report_module.decide_cluster_reduction(report_module.Run(report_module.load(self.write(
+        slow = decide_cluster_reduction(runs.Run(runs.load(self.write(
             cluster_reduce_rows(short={"dsmem": {4: 9.0}, "atomic": {4: 8.0}, "two_kernels": {4: 8.05}})))[1]))
         self.assertTrue(slow.verdict.startswith("Global atomics (umsync::launch) and two kernels (umsync::launch) cost "
                                                 "the same within the run's spread"), slow.verdict)
-        missing = report_module.decide_cluster_reduction(report_module.Run(report_module.load(self.write(
+        missing = decide_cluster_reduction(runs.Run(runs.load(self.write(
             allocation_rows()))[1]))
         self.assertFalse(missing.measured)
 
     def test_the_best_changes_with_the_rows(self):
-        run = report_module.Run(report_module.load(self.write(allocation_rows(90.0, 80.0, 100.0)))[1])
-        decision = report_module.decide_allocation(run)
+        run = runs.Run(runs.load(self.write(allocation_rows(90.0, 80.0, 100.0)))[1])
+        decision = verdict.decide_one(run, "allocation")
         self.assertEqual(decision.options[0].label, "cudaMalloc + cudaFree")
         self.assertAlmostEqual(decision.options[1].ratio, 90.0 / 80.0)
 
@@ -358,6 +361,40 @@ class Quick(Report):
         self.assertIn("- Also recorded by the run: gpu_sm_clock_mhz = 1980", report)
 
 
+class Table(unittest.TestCase):
+    """The decisions are data (decisions.py); verdict.py reads them and names no benchmark."""
+
+    def test_every_entry_names_a_known_policy_and_known_notes(self):
+        import decisions
+        keys = [entry["key"] for entry in decisions.DECISIONS]
+        self.assertEqual(len(keys), len(set(keys)), "two decisions share a key")
+        for entry in decisions.DECISIONS:
+            self.assertIn(entry["policy"], verdict.POLICIES, entry["key"])
+            for note in entry.get("notes", []):
+                self.assertIn(note["kind"], verdict.NOTES, entry["key"])
+            for option in entry.get("options", []):
+                for expression in (option["counter"], option.get("ceiling")):
+                    if expression:  # well-formed: an empty row leaves it unmeasured, never raises
+                        self.assertIsNone(verdict.evaluate(expression, {}, None), expression)
+
+    def test_verdict_py_names_no_benchmark(self):
+        import decisions
+        with open(os.path.join(SCRIPTS, "verdict.py")) as f:
+            code = f.read()
+        families = {family for entry in decisions.DECISIONS for family in entry.get("families", [])}
+        families |= {option["family"] for entry in decisions.DECISIONS for option in entry.get("options", [])}
+        self.assertEqual([family for family in sorted(families) if family in code], [])
+
+    def test_expressions(self):
+        row = {"a": 6.0, "b": 3.0, "c": 2.0, "GB/s": 10.0, "zero": 0.0}
+        self.assertEqual(verdict.evaluate("a / b", row), 2.0)
+        self.assertEqual(verdict.evaluate("a + b * c", row), 12.0)
+        self.assertEqual(verdict.evaluate("a - b - c", row), 1.0)
+        self.assertEqual(verdict.evaluate("GB/s * 2", row), 20.0)
+        self.assertIsNone(verdict.evaluate("a / zero", row))
+        self.assertIsNone(verdict.evaluate("a / missing", row))
+
+
 class Figure(Report):
     @unittest.skipUnless(importlib.util.find_spec("matplotlib"), "matplotlib is not installed: no figure to check")
     def test_the_verdict_figure_is_written_and_embedded_first(self):
@@ -372,6 +409,25 @@ class Figure(Report):
         self.assertFalse(os.path.exists(os.path.join(self.out, "verdict.png")))
         self.assertNotIn("verdict.png", report)
         self.assertIn("| Decision", report)
+
+    def test_without_matplotlib_the_report_says_so_and_installs_nothing(self):
+        """A matplotlib that fails to import (a stub ahead on the path): no plots, a clear message
+        on stderr and in the report, exit 0, and no package manager is run (PATH has none)."""
+        stub = os.path.join(self.dir.name, "stub")
+        os.makedirs(os.path.join(stub, "matplotlib"))
+        with open(os.path.join(stub, "matplotlib", "__init__.py"), "w") as f:
+            f.write("raise ImportError('no matplotlib here')\n")
+        path = self.write(allocation_rows())
+        env = dict(os.environ, PYTHONPATH=stub, PATH=os.path.join(self.dir.name, "empty-path"))
+        result = subprocess.run([sys.executable, os.path.join(SCRIPTS, "report.py"), path, "--out", self.out],
+                                capture_output=True, text=True, env=env)
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        self.assertIn("matplotlib is not installed, so this report has no plots", result.stderr)
+        with open(os.path.join(self.out, "report.md")) as f:
+            report = f.read()
+        self.assertIn("matplotlib is not installed, so this report has no plots", report)
+        self.assertNotIn(".png", report)
+        self.assertFalse(os.path.exists(os.path.join(self.out, "verdict.png")))
 
 
 if __name__ == "__main__":

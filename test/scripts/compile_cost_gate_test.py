@@ -8,9 +8,9 @@ their budget, and the device-side headers stay off the host's common path.
    launch) or from umsync.hpp is a device-side header (umsync/sync/: clusters, transaction
    barriers, bulk copies, proxies, pipelines and the rest), nor does the common path include
    cuda::mr's concepts (memory/resource.hpp). Read from the #include lines; no compiler.
-2. scripts/compile-cost/umsync_lean.cu (the lean includes) costs at most --budget times
-   scripts/compile-cost/raw.cu, in nvcc CPU time, best of --repeat compiles of each, interleaved
-   in one run (scripts/compile_cost.py --budget), so that the machine's speed and load cancel.
+2. scripts/tools/compile_cost/umsync_lean.cu (the lean includes) costs at most --budget times
+   scripts/tools/compile_cost/raw.cu, in nvcc CPU time, best of --repeat compiles of each, interleaved
+   in one run (scripts/tools/compile_cost/compile_cost.py --budget), so that the machine's speed and load cancel.
 
 The budget (default 3.8) is today's ratio on the 2-core development machine (3.1x, best of 3,
 docs/compile-cost.md) plus 0.7 for noise: there, shared with other builds, the best-of-3 ratio
@@ -73,7 +73,7 @@ def check_layers():
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--nvcc", help="nvcc to use (default: as scripts/compile_cost.py finds it)")
+    parser.add_argument("--nvcc", help="nvcc to use (default: as scripts/tools/compile_cost/compile_cost.py finds it)")
     parser.add_argument("--budget", type=float, default=3.8, help="most CPU time of umsync_lean over raw (3.8)")
     parser.add_argument("--repeat", type=int, default=3, help="compiles of each program (3)")
     args = parser.parse_args()
@@ -85,14 +85,14 @@ def main():
         return 1
     print("compile-cost gate: no device-side header and no resource concepts on the common path")
 
-    command = [sys.executable, os.path.join(ROOT, "scripts", "compile_cost.py"), "--only", "raw,umsync_lean",
+    command = [sys.executable, os.path.join(ROOT, "scripts", "tools", "compile_cost", "compile_cost.py"), "--only", "raw,umsync_lean",
                "--repeat", str(args.repeat), "--no-lines", "--budget", f"umsync_lean={args.budget}"]
     if args.nvcc:
         command += ["--nvcc", args.nvcc]
     result = subprocess.run(command)
     if result.returncode == 2:
         print(f"compile-cost gate: the lean includes cost more than {args.budget}x a raw CUDA program; see "
-              "docs/compile-cost.md for what each header costs and scripts/compile-cost.sh --per-header to find "
+              "docs/compile-cost.md for what each header costs and scripts/tools/compile_cost/compile_cost.py --per-header to find "
               "the step", file=sys.stderr)
     return result.returncode
 

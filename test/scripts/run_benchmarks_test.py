@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Host tests of scripts/run-benchmarks.sh's quick run and progress lines (no GPU needed).
+"""Host tests of scripts/bench/run-benchmarks.sh's quick run and progress lines (no GPU needed).
 
     python3 test/scripts/run_benchmarks_test.py
 
@@ -7,7 +7,7 @@ A stub umsync_bench (Python) knows the benchmark names of the latest H200 run
 (docs/results/latest/umsync-bench.json), applies --benchmark_filter as a regex search, logs its
 arguments and writes Google Benchmark-shaped JSON. The tests check: the quick run passes 2
 repetitions, min time 0.05 s and the context umsync_quick=1 to every group, measures every family
-at exactly one size, every line of scripts/bench_quick_filter.txt selects something, a family the
+at exactly one size, every line of scripts/bench/quick_filter.txt selects something, a family the
 file does not name runs at every size (and the run says so), the variables still override; the
 full run keeps its filters and settings; both print the plan, each group's place and time left,
 and benchmarks done within a group. Where g++ and Google Benchmark's headers are installed, one
@@ -24,8 +24,8 @@ import tempfile
 import unittest
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
-SCRIPT = os.path.join(ROOT, "scripts", "run-benchmarks.sh")
-QUICK_LIST = os.path.join(ROOT, "scripts", "bench_quick_filter.txt")
+SCRIPT = os.path.join(ROOT, "scripts", "bench", "run-benchmarks.sh")
+QUICK_LIST = os.path.join(ROOT, "scripts", "bench", "quick_filter.txt")
 LATEST = os.path.join(ROOT, "docs", "results", "latest", "umsync-bench.json")
 GROUPS = {"ceilings": "^ceiling_", "unified_memory": "^family_a", "memory": "^alloc_|^edge_|^launch_typed",
           "wrappers": "^wrapper_", "library_calls": "^library_call_", "barriers": "^barrier_|^warp_specialized",
@@ -143,7 +143,7 @@ class RunBenchmarks(unittest.TestCase):
         self.assertEqual(self.merged()["context"].get("umsync_quick"), "1")
         with open(os.path.join(self.out, "bench-report", "report.md")) as f:
             first = f.readline()
-        if "--quick" in subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "bench_report.py"), "--help"],
+        if "--quick" in subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "bench", "report.py"), "--help"],
                                        capture_output=True, text=True).stdout:
             self.assertIn("quick", first.lower())
         self.assertIn("quick run: one size per family", result.stdout)
@@ -175,7 +175,7 @@ class RunBenchmarks(unittest.TestCase):
         extra = ["alloc_new_thing/1/manual_time", "alloc_new_thing/2/manual_time"]
         result = self.run_script(names=self.names + extra, UMSYNC_BENCH_QUICK="1")
         self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
-        self.assertIn("quick: alloc_new_thing has no line in scripts/bench_quick_filter.txt: every size of it runs",
+        self.assertIn("quick: alloc_new_thing has no line in scripts/bench/quick_filter.txt: every size of it runs",
                       result.stdout)
         self.assertTrue(set(extra) <= self.run_names())
 
@@ -229,7 +229,7 @@ class RunBenchmarks(unittest.TestCase):
         names = [n for n in self.names if not n.startswith("nccl_")]
         result = self.run_script(names=names, UMSYNC_BENCH_QUICK="1")
         self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
-        self.assertIn("quick run (one size per family, scripts/bench_quick_filter.txt): 9 groups, 32 families",
+        self.assertIn("quick run (one size per family, scripts/bench/quick_filter.txt): 9 groups, 32 families",
                       result.stdout)
         self.assertIn("nccl: not in this build", result.stdout)
         self.assertIn("graphs: group 7 of 9, family 25 of 32 (1 benchmark)", result.stdout)

@@ -1,6 +1,6 @@
 // GPU tests of umsync/telemetry/ (um_scope, um_counters, um_budget, doctest_gate): the counters
 // against workloads whose migrations are known, as measured by the probe on the H200
-// (scripts/probes/cupti_um_probe.cu, docs/unified_memory.md). 64 MiB of managed memory at most.
+// (docs/unified_memory.md, "What CUPTI reports"). 64 MiB of managed memory at most.
 //
 // What the probe saw, per workload (64 MiB): kernel reading host-resident memory: H2D exactly
 // 64 MiB all on demand, 102 GPU fault records, no CPU faults; prefetch + kernel: H2D 64 MiB all

@@ -2,7 +2,7 @@
 // (internal). Every barrier operation starts with barrier_prologue, which in debug builds checks
 // the calling warp, the block size, convergence for the aligned forms, and that a barrier_plan's
 // id is used by no other barrier in the block (printing and trapping otherwise), and in release
-// builds is empty: the SASS check (scripts/sass-check.sh) holds the release code to the raw one.
+// builds is empty: the SASS check (scripts/ci/sass-check.sh) holds the release code to the raw one.
 #pragma once
 
 #include <umsync/config.hpp>

@@ -3,7 +3,7 @@
 // records out of CUPTI into the active scope's counters.
 //
 // What CUPTI does, measured on the H200 (driver 580.159, CUPTI 13.0) with
-// scripts/probes/cupti_um_probe.cu and scripts/probes/cupti_scope_probe.cu:
+// two probe programs (docs/unified_memory.md, "What CUPTI reports" and the first-scope symptom):
 // - Configuring the counter kinds while the record kind is enabled fails
 //   (CUPTI_ERROR_INVALID_OPERATION); with the record kind disabled no record is made.
 // - After a device synchronize, one forced flush hands over every record of the work before

@@ -1,5 +1,5 @@
-"""The seeds' claims that umsync's benchmarks can check, as data for bench_report.py's
-"Claims checked" section.
+"""The seeds' claims that umsync's benchmarks can check, as data for the report's
+"Claims checked" section (scripts/bench/report.py; claim_check.py runs the tests).
 
 The seeds (../shared/seeds/*.txt beside the project) state figures about the choices the
 benchmarks measure. Their API names and numbers are unverified or wrong; each claim below is a

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Merges the Google Benchmark JSON files of several runs of umsync_bench (one per family group,
-as scripts/gpu-suite.sh runs them) into one file for bench_report.py and bench_compare.py.
+as scripts/ci/gpu-suite.sh runs them) into one file for bench/report.py and bench/compare.py.
 
-  python3 scripts/bench_merge.py OUT.json PART.json [PART.json ...]
+  python3 scripts/bench/merge.py OUT.json PART.json [PART.json ...]
 
 A part that is missing or cut short (its run was stopped at the time limit, so Google Benchmark
 never closed the JSON) is left out and named in the merged file's context

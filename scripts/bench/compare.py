@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Compares two umsync_bench JSON runs: paired rows on their umsync/raw ratio, the rest on time.
 
-    python3 scripts/bench_compare.py baseline.json candidate.json [--min-change 0.05] [--sigmas 3]
+    python3 scripts/bench/compare.py baseline.json candidate.json [--min-change 0.05] [--sigmas 3]
         [--gate all|ratios] [--changed-only]
 
 What is compared. A row that pairs umsync with raw CUDA measures both in the same iterations and

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Zero-cost check of umsync's typed device-side code on the generated code.
-#   bash scripts/sass-check.sh BUILD_DIR
+#   bash scripts/ci/sass-check.sh BUILD_DIR
 # Compiles each test/sass/*.cu to a cubin (nvcc of BUILD_DIR, release flags, no UMSYNC_DEBUG),
 # dumps its SASS with cuobjdump and requires, for every pair raw_<name> / umsync_<name>:
 # identical instruction sequences; for barrier pairs identical BAR lines whose id and count are
@@ -9,7 +9,7 @@
 # Prints what it compared; exits non-zero on a difference. cuobjdump is looked for next to nvcc,
 # then as $CUOBJDUMP, then on PATH (it needs nvdisasm: next to it, on PATH or in NVDISASM_PATH).
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${1:?usage: sass-check.sh BUILD_DIR}" && pwd)
 cache="$build/CMakeCache.txt"
 

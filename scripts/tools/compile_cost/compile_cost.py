@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """Compile cost of umsync: the same small program compiled with and without umsync's headers.
 
-    bash scripts/compile-cost.sh [--repeat N] [--include DIR | --rev REV] [--phases] [--per-header]
+    python3 scripts/tools/compile_cost/compile_cost.py [--repeat N] [--include DIR | --rev REV] [--phases] [--per-header]
                                  [--with-include HEADER]... [--only NAME,...] [--nvcc PATH] [--arch SM]
                                  [--budget NAME=RATIO]... [--no-lines]
 
-Programs (scripts/compile-cost/), each measured against its raw twin:
+Programs (scripts/tools/compile_cost/), each measured against its raw twin:
   raw           a kernel, a non-blocking stream, cudaMallocAsync, a <<<>>> launch, every call checked
   umsync_all    the same with umsync::stream, async_pool_buffer and launch, via <umsync/umsync.hpp>
   umsync_lean   the same, including only the common path's headers: <umsync/stream.hpp>,
@@ -50,8 +50,8 @@ import sys
 import tempfile
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PROGRAMS = os.path.join(ROOT, "scripts", "compile-cost")
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+PROGRAMS = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_PROGRAMS = ["raw", "umsync_all", "umsync_lean", "thrust", "raw_large", "umsync_large"]
 # The raw program each is measured against.
 TWIN = {"raw_large": "raw_large", "umsync_large": "raw_large"}

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# scripts/torch-suite.sh: umsync inside PyTorch, in one command (docs/torch.md).
+# scripts/ci/torch-suite.sh: umsync inside PyTorch, in one command (docs/torch.md).
 #
-#   bash scripts/torch-suite.sh
+#   bash scripts/ci/torch-suite.sh
 #
 # On a machine with PyTorch (CUDA build), nvcc and a GPU: builds the example extension
 # (torch/umsync_torch_ext.cu) in its release and debug (UMSYNC_DEBUG) variants at once, under
@@ -12,7 +12,7 @@
 # Exit status: 0 when every step passed or the suite was skipped, 1 otherwise.
 set -u
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$ROOT" || exit 1
 PYTHON=${PYTHON:-python3}
 LOGS=${OUT:-$ROOT/build/torch/logs}

@@ -2,9 +2,9 @@
 # The main job's run: every benchmark family of umsync_bench, ceilings first, one run per family
 # group with its own JSON under one shared deadline, merged into one JSON, then the Markdown
 # report with plots. A group stopped at the deadline loses only its own rows (Google Benchmark
-# writes its JSON at exit); bench_merge.py names it in the merged JSON and the report.
+# writes its JSON at exit); bench/merge.py names it in the merged JSON and the report.
 #
-#   bash scripts/run-benchmarks.sh BENCH_EXE OUT_DIR [SECONDS]
+#   bash scripts/bench/run-benchmarks.sh BENCH_EXE OUT_DIR [SECONDS]
 #
 # Writes OUT_DIR/umsync-bench.json, OUT_DIR/bench.txt (the tables as printed, each line with
 # the seconds since its group started) and OUT_DIR/bench-report/ (report.md and PNG plots).
@@ -16,7 +16,7 @@
 # configure made) names the executables that must be there: one missing fails the run before
 # anything is measured, instead of its group reading "not in this build".
 # UMSYNC_BENCH_QUICK=1 is the quick run (`cmake --workflow --preset bench-quick`): every family
-# at the one size scripts/bench_quick_filter.txt picks, 2 repetitions and min time 0.05 s unless
+# at the one size scripts/bench/quick_filter.txt picks, 2 repetitions and min time 0.05 s unless
 # the two variables above say otherwise, umsync_quick=1 in the JSON context, the report marked
 # as a quick run's, in about 45 s of benchmarks on the H200 (an estimate: docs/benchmarks.md),
 # against about 445 s for the full run.
@@ -27,7 +27,7 @@
 # seconds, how many of its benchmarks are done.
 # Exit status: 0 when every group ran and the report was written; 1 otherwise; without a usable
 # GPU it says so once and exits 1 (what `cmake --workflow --preset bench` shows on such a machine).
-# Used by the bench.all and bench.quick tests (the presets) and by scripts/gpu-suite.sh.
+# Used by the bench.all and bench.quick tests (the presets) and by scripts/ci/gpu-suite.sh.
 set -uo pipefail
 if [ $# -lt 2 ]; then
   sed -n '2,/^set /p' "$0" | grep '^#' >&2
@@ -42,7 +42,7 @@ esac
 if [ $quick = 1 ]; then
   repetitions=${UMSYNC_BENCH_REPETITIONS:-2}
   min_time=${UMSYNC_BENCH_MIN_TIME:-0.05}
-  quick_list=$here/bench_quick_filter.txt
+  quick_list=$here/quick_filter.txt
   if [ ! -f "$quick_list" ]; then
     echo "run-benchmarks: $quick_list, the quick run's pick, is missing" >&2
     exit 2
@@ -94,7 +94,7 @@ deadline=$((start + budget))
 families_of() { sed -E 's#[/<].*##' | awk 'NF && !seen[$0]++'; }  # names in, families out, in order
 
 # The plan: each group asked for, the benchmarks of it this run measures (the quick run: the
-# pick of bench_quick_filter.txt, and every size of a family the file does not name).
+# pick of bench/quick_filter.txt, and every size of a family the file does not name).
 g_part=() g_filter=() g_names=() g_ref=() g_count=() g_families=() g_bench=()
 n_groups=0 n_families=0 n_benchmarks=0 ref_total=0
 unbuilt=()
@@ -124,7 +124,7 @@ for group in "${groups[@]}"; do
     filter=$(awk -v g="$part" '$1 == g { printf "%s%s", sep, $2; sep = "|" }' "$quick_list")
     while IFS= read -r family; do
       if [ -z "$filter" ] || ! grep -E "^${family}[/<]" <<<"$names" | grep -qE "$filter"; then
-        say "quick: $family has no line in scripts/bench_quick_filter.txt: every size of it runs"
+        say "quick: $family has no line in scripts/bench/quick_filter.txt: every size of it runs"
         filter+="${filter:+|}^${family}[/<]"
       fi
     done < <(families_of <<<"$names")
@@ -205,7 +205,7 @@ follow() {
 }
 
 if [ $quick = 1 ]; then
-  say "quick run (one size per family, scripts/bench_quick_filter.txt): $n_groups groups, $n_families families," \
+  say "quick run (one size per family, scripts/bench/quick_filter.txt): $n_groups groups, $n_families families," \
     "$n_benchmarks benchmarks, $repetitions repetitions, min time $min_time s; time limit $budget s;" \
     "about $ref_total s of benchmarks on the H200"
 else
@@ -256,17 +256,17 @@ for i in "${!g_part[@]}"; do
   say "$part: done in $took s; $families_done of $n_families families, $benchmarks_done of $n_benchmarks benchmarks"
 done
 say "benchmarks: $k of $n_groups groups run in $((SECONDS - start)) s; merging the JSON, then the report"
-python3 "$here/bench_merge.py" "$out/umsync-bench.json" "${parts[@]}" 2>&1 | tee -a "$out/bench.txt"
+python3 "$here/merge.py" "$out/umsync-bench.json" "${parts[@]}" 2>&1 | tee -a "$out/bench.txt"
 [ "${PIPESTATUS[0]}" = 0 ] || status=1
 rm -f "${parts[@]}"
 if [ -f "$out/umsync-bench.json" ]; then
   report=()
   [ -n "${UMSYNC_BENCH_NO_PLOTS:-}" ] && report+=(--no-plots)
-  # The context's umsync_quick marks the report too; --quick where bench_report.py knows it.
-  if [ $quick = 1 ] && python3 "$here/bench_report.py" --help 2>/dev/null | grep -q -- '--quick'; then
+  # The context's umsync_quick marks the report too; --quick where bench/report.py knows it.
+  if [ $quick = 1 ] && python3 "$here/report.py" --help 2>/dev/null | grep -q -- '--quick'; then
     report+=(--quick)
   fi
-  python3 "$here/bench_report.py" "$out/umsync-bench.json" --out "$out/bench-report" "${report[@]}" 2>&1 |
+  python3 "$here/report.py" "$out/umsync-bench.json" --out "$out/bench-report" "${report[@]}" 2>&1 |
     tee -a "$out/bench.txt"
   [ "${PIPESTATUS[0]}" = 0 ] || status=1
   [ $quick = 1 ] && say "quick run: one size per family, $repetitions repetitions; every size:" \

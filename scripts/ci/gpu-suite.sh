@@ -2,33 +2,65 @@
 # The whole GPU suite in one command, on any machine with a CUDA GPU (the H200 for the figures):
 #   configure for sm_90, build, run every test with UMSYNC_REQUIRE_GPU=1, run the GPU tests
 #   and examples under compute-sanitizer (memcheck, racecheck, synccheck, initcheck), run the
-#   main job's benchmarks (scripts/run-benchmarks.sh), and print a summary table last.
+#   main job's benchmarks (scripts/bench/run-benchmarks.sh), and print a summary table last.
 #
-#   bash scripts/gpu-suite.sh            # everything (more than one 10-minute device call)
-#   bash scripts/gpu-suite.sh tests      # build, tests, sanitizers, examples, SASS check: ~210 s
-#   bash scripts/gpu-suite.sh bench      # build, benchmarks, report: ~460 s on the H200
-#   bash scripts/gpu-suite.sh debug      # the UMSYNC_DEBUG build (the debug preset): every GPU
-#                                        # test and example with the run-time checks on
-#   bash scripts/gpu-suite.sh tests debug  # parts combine; one summary
+#   bash scripts/ci/gpu-suite.sh            # everything: tests, bench and debug
+#   bash scripts/ci/gpu-suite.sh tests      # build, tests, sanitizers, examples, SASS check: ~210 s
+#   bash scripts/ci/gpu-suite.sh bench      # build, benchmarks, report: ~460 s on the H200
+#   bash scripts/ci/gpu-suite.sh debug      # the UMSYNC_DEBUG build (the debug preset): every GPU
+#                                           # test and example with the run-time checks on
+#   bash scripts/ci/gpu-suite.sh tests debug  # parts combine; one summary
+#   bash scripts/ci/gpu-suite.sh --toolkit /usr/local/cuda-13.0 tests   # another CUDA toolkit
 #
-# Every step runs under a time limit (UMSYNC_STEP_TIMEOUT seconds, UMSYNC_BENCH_TIMEOUT for the
-# benchmarks), so the summary always prints within about 10 minutes per part.
-# Logs go to $OUT when it is set, else to .gpu-out/.
-# On a GPU machine without a package registry: run scripts/stage-device-deps.sh on a machine
-# that has one, copy the tree with its .deps/ folder over, then run this script there
-# (UMSYNC_BENCH_TIMEOUT=485 bash scripts/gpu-suite.sh bench for the benchmarks alone).
+# Options and settings:
+#   --toolkit DIR (or UMSYNC_CUDA_TOOLKIT=DIR): the CUDA toolkit every build of this script uses:
+#       DIR/bin/nvcc as the CUDA compiler, with the CCCL it ships, and DIR/bin first on PATH
+#       (compute-sanitizer, cuobjdump); the builds go to build/gpu-<DIR's name> (and
+#       build/gpu-debug-<DIR's name>). Default: the nvcc CMake finds (CUDACXX, PATH,
+#       /usr/local/cuda), builds in build/gpu and build/gpu-debug.
+#   UMSYNC_STEP_TIMEOUT (seconds, default 150) and UMSYNC_BENCH_TIMEOUT (default 470): every
+#       step runs under a time limit, so the summary always prints.
+#   OUT: the folder for the logs (default .gpu-out/).
+#
+# Requirements: a CUDA 13 toolkit, CMake 3.25+, a C++20 host compiler, doctest and Google
+# Benchmark (README.md). A GPU machine without them or without a network: on a machine that has
+# both, run `bash scripts/ci/stage-device-deps.sh` (it fills .deps/), copy the tree with its
+# .deps/ folder to the GPU machine and run this script there; it takes doctest, Google Benchmark
+# and RMM's wheels from .deps/.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 out="${OUT:-$PWD/.gpu-out}"
 mkdir -p "$out"
 build=build/gpu
 jobs=$(nproc 2>/dev/null || echo 4)
 step_timeout="${UMSYNC_STEP_TIMEOUT:-150}"
 bench_timeout="${UMSYNC_BENCH_TIMEOUT:-470}"
-parts=("${@:-all}")
-for part in "${parts[@]}"; do
-  case "$part" in all|tests|bench|debug) ;; *) echo "usage: $0 [all|tests|bench|debug]..." >&2; exit 2 ;; esac
+toolkit="${UMSYNC_CUDA_TOOLKIT:-}"
+parts=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --toolkit) [ $# -ge 2 ] || { echo "gpu-suite: --toolkit needs a folder" >&2; exit 2; }; toolkit=$2; shift 2 ;;
+    --toolkit=*) toolkit=${1#--toolkit=}; shift ;;
+    *) parts+=("$1"); shift ;;
+  esac
 done
+[ ${#parts[@]} -gt 0 ] || parts=(all)
+for part in "${parts[@]}"; do
+  case "$part" in all|tests|bench|debug) ;; *) echo "usage: $0 [--toolkit DIR] [all|tests|bench|debug]..." >&2; exit 2 ;; esac
+done
+# The toolkit every build uses (--toolkit or UMSYNC_CUDA_TOOLKIT): its nvcc, hence its CCCL.
+toolkit_args=()
+if [ -n "$toolkit" ]; then
+  if [ ! -x "$toolkit/bin/nvcc" ]; then
+    echo "gpu-suite: $toolkit/bin/nvcc does not exist: --toolkit (UMSYNC_CUDA_TOOLKIT) names a CUDA toolkit's folder" >&2
+    exit 2
+  fi
+  toolkit=$(cd "$toolkit" && pwd)
+  toolkit_args=(-DCMAKE_CUDA_COMPILER="$toolkit/bin/nvcc" -DCUDAToolkit_ROOT="$toolkit")
+  export PATH="$toolkit/bin${PATH:+:$PATH}"
+  export CUDACXX="$toolkit/bin/nvcc"
+  build=build/gpu-$(basename "$toolkit")
+fi
 want() { [[ " ${parts[*]} " == *" all "* || " ${parts[*]} " == *" $1 "* ]]; }
 
 if [ -d .deps/usr ]; then
@@ -55,12 +87,15 @@ step() {  # step NAME LOGFILE COMMAND...: runs under the step time limit, logs, 
   tail -n 5 "$log"
 }
 
-# At most 8 log files, so that a remote run can fetch them all: build.log (GPU state first), ctest.log,
+# At most 8 log files: build.log (GPU state first), ctest.log,
 # sanitizer.log, checks.log (examples, SASS), ctest-debug.log, bench.txt, bench.json, report.tar.gz.
 gpu_state=$(nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,memory.used,memory.total --format=csv 2>&1)
 echo "$gpu_state" | tee "$out/build.log"
+toolkit_line="CUDA compiler: the one CMake finds"
+[ -n "$toolkit" ] && toolkit_line="CUDA compiler: $toolkit/bin/nvcc (--toolkit)"
+echo "$toolkit_line" | tee -a "$out/build.log"
 
-# RMM (umsync::rmm, docs/rmm.md): the wheels scripts/stage-device-deps.sh put in .deps/wheels,
+# RMM (umsync::rmm, docs/rmm.md): the wheels scripts/ci/stage-device-deps.sh put in .deps/wheels,
 # installed without a network; without them the RMM tests are skipped (build.log says why).
 if [ -d .deps/wheels ] && ! python3 -c "import librmm, rapids_logger" >/dev/null 2>&1; then
   PIP_BREAK_SYSTEM_PACKAGES=1 python3 -m pip install -q --no-index --find-links .deps/wheels \
@@ -69,7 +104,7 @@ if [ -d .deps/wheels ] && ! python3 -c "import librmm, rapids_logger" >/dev/null
 fi
 
 if want tests || want bench; then
-  step configure "$out/build.log" cmake -S . -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
+  step configure "$out/build.log" cmake -S . -B "$build" "${generator[@]}" "${toolkit_args[@]}" -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_CUDA_ARCHITECTURES=90 -DUMSYNC_BUILD_TESTS=ON -DUMSYNC_BUILD_BENCHMARKS=ON -DUMSYNC_BUILD_EXAMPLES=ON
 fi
 if want tests; then
@@ -86,7 +121,7 @@ grep -E "tests passed|Skipped|Failed" "$out/ctest.log" | tail -n 8
 
 examples=("$build"/examples/umsync_example_*)
 # The test executables run under all four tools, the examples under memcheck only, so the whole
-# tests part fits one 10-minute device call. CUPTI and compute-sanitizer both inject themselves
+# tests part takes about 210 s on the H200. CUPTI and compute-sanitizer both inject themselves
 # into the process, so the telemetry tests and the health-gate example run without a tool.
 test_targets=("$build/test/umsync_gpu_tests" "$build/test/umsync_gpu_debug_tests")
 [ -x "$build/test/umsync_nccl_tests" ] && test_targets+=("$build/test/umsync_nccl_tests")
@@ -123,16 +158,16 @@ for example in "${examples[@]}"; do
 done
 
 # Zero-cost checks on the generated code (SASS), where a module provides them.
-if [ -f scripts/sass-check.sh ]; then
-  step "sass check" "$out/checks.log" bash scripts/sass-check.sh "$build"
+if [ -f scripts/ci/sass-check.sh ]; then
+  step "sass check" "$out/checks.log" bash scripts/ci/sass-check.sh "$build"
 fi
 fi  # tests
 
 if want debug; then
 # The debug preset's build (UMSYNC_DEBUG: the ordering checker, moved-from, kind, phase-guard
 # and barrier-owner checks) of every GPU test and example, run without a tool.
-debug_build=build/gpu-debug
-step "configure (debug)" "$out/build.log" cmake -S . -B "$debug_build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Debug \
+debug_build=build/gpu-debug${toolkit:+-$(basename "$toolkit")}
+step "configure (debug)" "$out/build.log" cmake -S . -B "$debug_build" "${generator[@]}" "${toolkit_args[@]}" -DCMAKE_BUILD_TYPE=Debug \
   -DUMSYNC_DEBUG=ON -DUMSYNC_BUILD_TESTS=ON -DUMSYNC_BUILD_BENCHMARKS=OFF -DUMSYNC_BUILD_EXAMPLES=ON \
   -DCMAKE_CUDA_ARCHITECTURES=90
 limit=300 step "build (debug)" "$out/build.log" cmake --build "$debug_build" -j "$jobs"
@@ -144,9 +179,9 @@ done
 fi  # debug
 
 if want bench; then
-# The main job's run (scripts/run-benchmarks.sh, the same as `cmake --workflow --preset bench`):
+# The main job's run (scripts/bench/run-benchmarks.sh, the same as `cmake --workflow --preset bench`):
 # one umsync_bench run per family group under one deadline, merged JSON, report with plots.
-limit=$bench_timeout step benchmarks "$out/bench-run.log" bash scripts/run-benchmarks.sh "$build/bench/umsync_bench" \
+limit=$bench_timeout step benchmarks "$out/bench-run.log" bash scripts/bench/run-benchmarks.sh "$build/bench/umsync_bench" \
   "$out/bench" "$((bench_timeout - 15))"
 if [ -d "$out/bench" ]; then
   mv "$out/bench/bench.txt" "$out/bench.txt" 2>/dev/null
@@ -160,6 +195,7 @@ fi  # bench
 echo
 echo "================ umsync GPU suite summary ================"
 echo "$gpu_state" | sed -n 2p
+echo "$toolkit_line"
 [ -f "$out/ctest.log" ] && grep -E "tests passed" "$out/ctest.log" | tail -n 1
 [ -f "$out/ctest-debug.log" ] && grep -E "tests passed" "$out/ctest-debug.log" | sed 's/^/debug: /' | tail -n 1
 fail=0
