@@ -1,7 +1,8 @@
 // Rule: the edge has one name, stream_edge; its old names stream_dependency and deferred_edge
 // are deprecated aliases (removed in 0.3.0) whose warning says what to write. Made an error here
-// with a pragma (the host compiler warns; g++ warns only where the alias's arguments are
-// written, not for `stream_dependency edge(a, b)`). The control build is the same with stream_edge.
+// with a pragma. The host compiler warns, and only g++ does (where the alias's arguments are
+// written, not for `stream_dependency edge(a, b)`): registered when g++ is nvcc's host compiler.
+// The control build is the same with stream_edge.
 // expect-error: umsync: stream_dependency is deprecated (removed in 0.3.0): write umsync::stream_edge edge(from, to)
 // expect-error: umsync: deferred_edge is deprecated (removed in 0.3.0): write umsync::stream_edge edge(from, to, umsync::deferred)
 #include <umsync/stream_edge.hpp>
