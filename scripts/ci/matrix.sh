@@ -12,13 +12,14 @@
 #             CCCL 3.5.0), in one folder, so that the wheel's nvcc.profile puts that CCCL on the
 #             path as a toolkit's does; host compiler g++.
 #   cccl3.5   the CUDA 13.0 toolkit with CCCL 3.5.0 (the same wheel) ahead of the toolkit's
-#             CCCL 3.0.1; host compiler clang++-15 (Debian's clang-15, which .ci/run installs),
+#             CCCL 3.0.1; host compiler clang++-19 (Debian's clang-19, which .ci/run installs),
 #             as nvcc's (-ccbin) and as the C++ compiler of the host tests. UMSYNC_CI_CLANG
-#             names another clang (e.g. clang++-19); UMSYNC_CI_CLANG= (empty) runs the entry on
-#             g++. clang 15 is the oldest clang that builds umsync (14 has no
-#             __builtin_source_location for libstdc++ 12's std::source_location) and it has no
-#             C++20 deduction for alias templates, so this entry also keeps umsync's own code
-#             and examples of the edge on class template deduction (docs/compatibility.md).
+#             names another clang (e.g. clang++-15); UMSYNC_CI_CLANG= (empty) runs the entry on
+#             g++. Not clang 15, the oldest that builds umsync: its std::source_location::current()
+#             as a default argument gives the default argument's line, not the caller's, so every
+#             error would name a umsync header instead of the user's line, and the host tests
+#             that check the line fail. Not clang 14: no source_location with libstdc++ 12
+#             (docs/compatibility.md).
 #
 # An entry whose wheels or compiler cannot be had reports "skipped" with the reason and does not
 # fail the run; a configure, build or test failure does. The summary gives each entry's time.
@@ -32,7 +33,7 @@ nvcc_version=13.5.37
 cccl_wheel=13.3.5.0.6
 cccl_version=3005000
 toolkit_nvcc=${UMSYNC_CI_TOOLKIT_NVCC:-/usr/local/cuda/bin/nvcc}
-host_clang=${UMSYNC_CI_CLANG-clang++-15}
+host_clang=${UMSYNC_CI_CLANG-clang++-19}
 
 summary=()
 failed=0
@@ -90,7 +91,7 @@ prepare_cccl3.5() {
   local ccbin="" cxx=""
   if [ -n "$host_clang" ]; then
     cxx=$(command -v "$host_clang") ||
-      { echo "no $host_clang for the host compiler (apt-get install clang-15; UMSYNC_CI_CLANG= runs on g++)"; return 1; }
+      { echo "no $host_clang for the host compiler (apt-get install clang-19; UMSYNC_CI_CLANG= runs on g++)"; return 1; }
     ccbin="-ccbin $cxx"
   else
     cxx=$(command -v g++) || { echo "no g++ for the host compiler"; return 1; }
