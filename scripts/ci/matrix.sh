@@ -12,7 +12,8 @@
 #             CCCL 3.5.0), in one folder, so that the wheel's nvcc.profile puts that CCCL on the
 #             path as a toolkit's does; host compiler g++.
 #   cccl3.5   the CUDA 13.0 toolkit with CCCL 3.5.0 (the same wheel) ahead of the toolkit's
-#             CCCL 3.0.1; host compiler clang++-19 (Debian's clang-19, which .ci/run installs),
+#             CCCL 3.0.1; host compiler clang++-19 (Debian's clang-19 and libclang-rt-19-dev, which
+#             .ci/run installs),
 #             as nvcc's (-ccbin) and as the C++ compiler of the host tests. UMSYNC_CI_CLANG
 #             names another clang (e.g. clang++-15); UMSYNC_CI_CLANG= (empty) runs the entry on
 #             g++. Not clang 15, the oldest that builds umsync: its std::source_location::current()
@@ -91,7 +92,7 @@ prepare_cccl3.5() {
   local ccbin="" cxx=""
   if [ -n "$host_clang" ]; then
     cxx=$(command -v "$host_clang") ||
-      { echo "no $host_clang for the host compiler (apt-get install clang-19; UMSYNC_CI_CLANG= runs on g++)"; return 1; }
+      { echo "no $host_clang for the host compiler (apt-get install clang-19 libclang-rt-19-dev; UMSYNC_CI_CLANG= runs on g++)"; return 1; }
     ccbin="-ccbin $cxx"
   else
     cxx=$(command -v g++) || { echo "no g++ for the host compiler"; return 1; }
