@@ -13,8 +13,7 @@
 #             path as a toolkit's does; host compiler g++.
 #   cccl3.5   the CUDA 13.0 toolkit with CCCL 3.5.0 (the same wheel) ahead of the toolkit's
 #             CCCL 3.0.1; host compiler clang++-19 (Debian's clang-19 and libclang-rt-19-dev, which
-#             .ci/run installs),
-#             as nvcc's (-ccbin) and as the C++ compiler of the host tests. UMSYNC_CI_CLANG
+#             .ci/run installs), as nvcc's (-ccbin) and as the C++ compiler of the host tests. UMSYNC_CI_CLANG
 #             names another clang (e.g. clang++-15); UMSYNC_CI_CLANG= (empty) runs the entry on
 #             g++. Not clang 15, the oldest that builds umsync: its std::source_location::current()
 #             as a default argument gives the default argument's line, not the caller's, so every
