@@ -1,7 +1,7 @@
 // Family D: a training-step-like loop (two pool allocations, N small kernels split over two
 // streams with a fork and a join edge, two frees), done four ways in the same run:
 //   (a) cudaMalloc + cudaFree + stream launches (raw CUDA; cudaFree synchronizes the device)
-//   (b) umsync: async_pool_buffer on a pool that keeps its memory, umsync::launch, stream_dependency
+//   (b) umsync: async_pool_buffer on a pool that keeps its memory, umsync::launch, stream_edge
 //   (c) (b)'s step captured once with umsync::capture_scope, replayed with graph_exec::launch
 //   (d) the same step written in raw CUDA, captured with cudaStreamBeginCapture, replayed
 // Host-timed per step over a batch of steps ending in one synchronization, as the raw baselines
@@ -108,8 +108,8 @@ void step_raw_pool(cudaStream_t a, cudaStream_t b, cudaMemPool_t pool, raw_edges
 }
 
 struct typed_edges {
-  umsync::stream_dependency<left, right> fork;
-  umsync::stream_dependency<right, left> join;
+  umsync::stream_edge<left, right> fork;
+  umsync::stream_edge<right, left> join;
 };
 
 // (b) and (c)'s step: written once for streams and for capturing streams.

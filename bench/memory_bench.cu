@@ -4,7 +4,7 @@
 //      memory (raw) against async_pool_buffer on the same pool (umsync); the same on a pool
 //      with release threshold 0 (the default pool's setting on the H200 driver), with a stream
 //      synchronization per operation as a training step has.
-//   C: raw event record + wait against stream_dependency::edge; <<<>>> against umsync::launch.
+//   C: raw event record + wait against stream_edge::edge; <<<>>> against umsync::launch.
 #include "support/timing.cuh"
 
 #include <umsync/launch.hpp>
@@ -106,7 +106,7 @@ void edge_stream_dependency(benchmark::State& state)
   umsync::stream<copy> b;
   cudaEvent_t raw_event = nullptr;
   UMSYNC_CUDA_CHECK(cudaEventCreateWithFlags(&raw_event, cudaEventDisableTiming));
-  umsync::stream_dependency edge(a, b);
+  umsync::stream_edge edge(a, b);
   umsync_bench::side_by_side compare(state);
   for (auto _ : state) {
     compare.iteration(

@@ -4,7 +4,7 @@
 // ncclAllReduce reduces them on the communication stream while the next bucket is computed;
 // the optimizer reads each reduced bucket on the compute stream afterwards.
 //   nccl_overlap_typed_vs_raw: the loop with raw CUDA events, cudaMallocFromPoolAsync and
-//     ncclAllReduce against the typed loop (async_pool_buffer, stream_dependency::transfer,
+//     ncclAllReduce against the typed loop (async_pool_buffer, stream_edge::transfer,
 //     umsync::nccl::all_reduce), side by side in every iteration; ratio = typed / raw.
 //   nccl_overlap_efficiency: the typed loop with the all-reduce on the compute stream (serial)
 //     against the overlapped loop, with compute alone and communication alone for reference;
@@ -168,8 +168,8 @@ struct loop_fixture {
   umsync::memory_pool pool;
   umsync::stream<compute> cs;
   umsync::stream<comm> ns;
-  umsync::stream_dependency<compute, comm> to_comm{cs, ns};
-  umsync::stream_dependency<comm, compute> to_compute{ns, cs};
+  umsync::stream_edge<compute, comm> to_comm{cs, ns};
+  umsync::stream_edge<comm, compute> to_compute{ns, cs};
   umsync::async_pool_buffer<float, compute> params;
   cudaEvent_t raw_to_comm = nullptr;
   cudaEvent_t raw_to_compute = nullptr;

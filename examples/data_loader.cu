@@ -3,7 +3,7 @@
 // it and releases it), a loader stream copies batch i+1 to the device while a compute stream
 // works on batch i, and every
 // batch crosses from the loader stream to the compute stream through a typed edge
-// (umsync::stream_dependency::transfer), so the compute kernel cannot be written to read a batch
+// (umsync::stream_edge::transfer), so the compute kernel cannot be written to read a batch
 // before its copy is ordered before it.
 //
 //   host:    fill slot 0 | fill slot 1 | fill slot 2 | (wait slot 0 copied) fill slot 0 | ...
@@ -287,7 +287,7 @@ int main()
       host_fill_ms = std::max(host_fill_ms, ms_since(fill_start));
       return slot;
     };
-    umsync::stream_dependency to_compute(load_s, compute_s);
+    umsync::stream_edge to_compute(load_s, compute_s);
     for (std::size_t b = 0; b < batches; ++b) {
       auto slot = b < ring_slots ? std::move(staged[b]) : next_slot(b);
       umsync::async_pool_buffer<u32, loader> batch(batch_elements, load_s, pool);

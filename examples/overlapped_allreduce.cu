@@ -75,8 +75,8 @@ struct rank_state {
   umsync::memory_pool pool;
   umsync::stream<compute> cs;
   umsync::stream<comm> ns;
-  umsync::stream_dependency<compute, comm> to_comm{cs, ns};
-  umsync::stream_dependency<comm, compute> to_compute{ns, cs};
+  umsync::stream_edge<compute, comm> to_comm{cs, ns};
+  umsync::stream_edge<comm, compute> to_compute{ns, cs};
   std::vector<umsync::async_pool_buffer<float, compute>> params;
 };
 

@@ -1,11 +1,11 @@
 // Two streams, one typed edge: a producer stream fills a pool buffer, and a consumer stream reads
-// it only after umsync::stream_dependency::transfer has ordered the two streams and rebound the
+// it only after umsync::stream_edge::transfer has ordered the two streams and rebound the
 // buffer to the consumer (where it is also freed, after its last use there).
 //
 // The buffer's type carries the stream it is bound to, so the same code without the edge does
 // not compile. Build this file with -DUMSYNC_EXAMPLE_WITHOUT_EDGE to see it:
 //   error: umsync: memory bound to one stream is used on another stream; cross with
-//          umsync::stream_dependency::transfer (an event edge) first
+//          umsync::stream_edge::transfer (an event edge) first
 // test/compile_fail/stream_handoff_without_edge.cu compiles this very file that way (and
 // without the define as its control build); test/compile_fail/buffer_on_foreign_stream.cu
 // states the rule on its own.
@@ -91,7 +91,7 @@ int main()
         umsync::launch(cs, config, consume, std::as_const(mid), out, n);
 #else
         // The edge: an event recorded on ps, waited on by cs; `mid` is now bound to cs.
-        umsync::stream_dependency edge(ps, cs);
+        umsync::stream_edge edge(ps, cs);
         auto mid_on_cs = edge.transfer(std::move(mid));
         umsync::async_pool_buffer<std::uint32_t, consumer> out(n, cs, pool);
         umsync::launch(cs, config, consume, std::as_const(mid_on_cs), out, n);

@@ -52,15 +52,19 @@ static_assert(!std::is_constructible_v<capturing, cudaStream_t>);
 static_assert(!std::is_constructible_v<capturing, umsync::stream<compute> const&>);
 static_assert(!std::is_constructible_v<capturing, umsync::stream_view<compute>>);
 static_assert(!std::is_default_constructible_v<capturing>);
-// It converts to a view of its own tag only (async_pool_buffer, stream_dependency take views).
+// It converts to a view of its own tag only (async_pool_buffer, stream_edge take views).
 static_assert(std::is_convertible_v<capturing, umsync::stream_view<compute>>);
 static_assert(!std::is_convertible_v<capturing, umsync::stream_view<copy>>);
 static_assert(std::is_trivially_copyable_v<capturing>);
 
 // Edges between capturing streams deduce their tags.
-static_assert(std::is_same_v<decltype(umsync::stream_dependency(std::declval<capturing const&>(),
-                                                                std::declval<umsync::capturing_stream<copy> const&>())),
-                             umsync::stream_dependency<compute, copy>>);
+static_assert(std::is_same_v<decltype(umsync::stream_edge(std::declval<capturing const&>(),
+                                                          std::declval<umsync::capturing_stream<copy> const&>())),
+                             umsync::stream_edge<compute, copy>>);
+static_assert(std::is_same_v<decltype(umsync::stream_edge(std::declval<capturing const&>(),
+                                                          std::declval<umsync::capturing_stream<copy> const&>(),
+                                                          umsync::deferred)),
+                             umsync::stream_edge<compute, copy, umsync::edge_timing::deferred>>);
 
 // Pool buffers allocate on a capturing stream of their tag (a graph memory node), not another.
 // (Another tag's buffer is declared constructible only to fail with the rule's message:

@@ -45,8 +45,8 @@ void two_stream_step(A const& a, B const& b, umsync::memory_pool_ref pool,
                      umsync::async_pool_buffer<u32, left> const& in, umsync::async_pool_buffer<u32, left>& out,
                      std::size_t n, u32 key, std::uint64_t delay_ns)
 {
-  umsync::stream_dependency<left, right> forward(a, b);
-  umsync::stream_dependency<right, left> back(b, a);
+  umsync::stream_edge<left, right> forward(a, b);
+  umsync::stream_edge<right, left> back(b, a);
   umsync::async_pool_buffer<u32, left> affine(n, a);
   umsync::launch(a, grid, umsync_test::delayed_affine, in, affine, n, delay_ns);
   auto affine_on_b = forward.transfer(std::move(affine));

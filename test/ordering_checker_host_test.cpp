@@ -49,7 +49,7 @@ TEST_CASE_FIXTURE(fresh_checker, "a read on another stream without an edge is re
     CHECK(e.later().stream == &stream_b);
     CHECK(e.later().operation == "read");
     CHECK(e.later().where.line() == read_line);
-    CHECK(std::string(e.what()).find("stream_dependency") != std::string::npos);
+    CHECK(std::string(e.what()).find("stream_edge") != std::string::npos);
   }
 }
 

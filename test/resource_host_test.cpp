@@ -46,7 +46,7 @@ struct synchronous_only {
   void* allocate_sync(std::size_t, std::size_t) { return nullptr; }
   void deallocate_sync(void*, std::size_t, std::size_t) {}
   bool operator==(synchronous_only const&) const { return true; }
-  friend void get_property(synchronous_only const&, cuda::mr::device_accessible) noexcept {}
+  [[maybe_unused]] friend void get_property(synchronous_only const&, cuda::mr::device_accessible) noexcept {}
 };
 static_assert(!umsync::stream_ordered_resource<synchronous_only>);
 
@@ -61,7 +61,7 @@ struct host_only {
   void* allocate(cuda::stream_ref, std::size_t, std::size_t) { return nullptr; }
   void deallocate(cuda::stream_ref, void*, std::size_t, std::size_t) {}
   bool operator==(host_only const&) const { return true; }
-  friend void get_property(host_only const&, cuda::mr::host_accessible) noexcept {}
+  [[maybe_unused]] friend void get_property(host_only const&, cuda::mr::host_accessible) noexcept {}
 };
 static_assert(umsync::detail::allocates_on_streams<host_only>);
 static_assert(!umsync::stream_ordered_resource<host_only>);

@@ -199,7 +199,7 @@ TEST_CASE("after a stream_edge's transfer, the buffer frees to its resource on t
   {
     umsync::async_pool_buffer<std::uint32_t, producer> on_producer(n, ps, resource);
     umsync::copy_sync_pageable(on_producer, host, ps);
-    umsync::stream_dependency edge(ps, cs);
+    umsync::stream_edge edge(ps, cs);
     umsync::async_pool_buffer<std::uint32_t, consumer> on_consumer = edge.transfer(std::move(on_producer));
     CHECK(on_consumer.stream().get() == cs.get());
     // The moved-from source frees nothing.

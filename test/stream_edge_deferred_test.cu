@@ -39,7 +39,7 @@ TEST_CASE("a slot is refilled only after the kernel that reads it, although the 
   {
     umsync::stream<loader> const ls;
     umsync::stream<compute> const cs;
-    umsync::deferred_edge<compute, loader> slot_free(cs, ls);
+    umsync::stream_edge slot_free(cs, ls, umsync::deferred);
     CHECK_FALSE(slot_free.recorded());
     umsync::async_pool_buffer<u32, compute> slot(n, cs);
     umsync::async_pool_buffer<u32, compute> out(n, cs);
@@ -68,7 +68,7 @@ TEST_CASE("transfer through a deferred edge rebinds the buffer to the destinatio
   {
     umsync::stream<loader> const ls;
     umsync::stream<compute> const cs;
-    umsync::deferred_edge<loader, compute> loaded(ls, cs);
+    umsync::stream_edge loaded(ls, cs, umsync::deferred);
     umsync::async_pool_buffer<u32, loader> in(n, ls);
     umsync::async_pool_buffer<u32, loader> batch(n, ls);
     umsync::copy_sync_pageable(in, input, ls);
@@ -89,7 +89,7 @@ TEST_CASE("waiting on a deferred edge that was never recorded throws usage_error
   umsync_test::memory_baseline const baseline;
   umsync::stream<loader> const ls;
   umsync::stream<compute> const cs;
-  umsync::deferred_edge<compute, loader> never(cs, ls);
+  umsync::stream_edge<compute, loader, umsync::edge_timing::deferred> never(cs, ls);  // the type spelled out
   CHECK_THROWS_AS(never.wait(), umsync::usage_error);
   umsync::async_pool_buffer<u32, compute> buffer(16, cs);
   CHECK_THROWS_AS(static_cast<void>(never.transfer(std::move(buffer))), umsync::usage_error);

@@ -25,7 +25,7 @@ TEST_CASE("transfer orders a consumer after a slow producer and rebinds the buff
   {
     umsync::stream<producer> const ps;
     umsync::stream<consumer> const cs;
-    umsync::stream_dependency forward(ps, cs);
+    umsync::stream_edge forward(ps, cs);
     umsync::async_pool_buffer<std::uint32_t, producer> in(n, ps);
     umsync::async_pool_buffer<std::uint32_t, producer> mid(n, ps);
     umsync::async_pool_buffer<std::uint32_t, consumer> out(n, cs);
@@ -64,7 +64,7 @@ TEST_CASE("pool memory freed on one stream and reused on another after an edge s
       umsync::async_pool_buffer<std::uint32_t, producer> b(n, ps, pool);
       umsync::copy_sync_pageable(a, input, ps);
       umsync::launch(ps, {.grid = 132, .block = 256}, umsync_test::delayed_affine, a, b, n, std::uint64_t{2'000'000});
-      umsync::stream_dependency edge(ps, cs);
+      umsync::stream_edge edge(ps, cs);
       auto b_on_consumer = edge.transfer(std::move(b));
       umsync::async_pool_buffer<std::uint32_t, consumer> c(n, cs, pool);  // may reuse memory the producer freed
       umsync::launch(cs, {.grid = 132, .block = 256}, umsync_test::xor_with, b_on_consumer, c, n, key);
@@ -104,14 +104,14 @@ TEST_CASE("fan-out to two reader streams and fan-in back before the owner frees"
     umsync::copy_sync_pageable(source, input, owner);
     umsync::launch(owner, {.grid = 264, .block = 256}, umsync_test::delayed_affine, source, staged, n,
                    std::uint64_t{10'000'000});  // 10 ms late
-    umsync::stream_dependency to_a(owner, sa);
-    umsync::stream_dependency to_b(owner, sb);
+    umsync::stream_edge to_a(owner, sa);
+    umsync::stream_edge to_b(owner, sb);
     auto const view_a = to_a.share(staged);
     auto const view_b = to_b.share(staged);
     umsync::launch(sa, {.grid = 264, .block = 256}, umsync_test::xor_with, view_a, result_a, n, key_a);
     umsync::launch(sb, {.grid = 264, .block = 256}, umsync_test::xor_with, view_b, result_b, n, key_b);
-    umsync::stream_dependency(sa, owner).edge();  // fan-in before `staged` is freed on owner
-    umsync::stream_dependency(sb, owner).edge();
+    umsync::stream_edge(sa, owner).edge();  // fan-in before `staged` is freed on owner
+    umsync::stream_edge(sb, owner).edge();
     umsync::copy_sync_pageable(out_a, result_a, sa);
     umsync::copy_sync_pageable(out_b, result_b, sb);
   }

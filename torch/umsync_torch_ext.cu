@@ -151,7 +151,7 @@ std::tuple<at::Tensor, bool> hazard(std::int64_t n, std::int64_t mode, std::int6
     umsync::launch(on_side, config_for(n), copy_kernel, from, into, n);
     tmp.reset();  // the allocator holds the block until the side stream's work completes
   } else {
-    umsync::stream_dependency<torch_stream, side>(home, on_side).edge();  // the side stream sees the 1s
+    umsync::stream_edge<torch_stream, side>(home, on_side).edge();  // the side stream sees the 1s
     umsync::launch(on_side, config_for(1), spin_kernel, static_cast<std::uint64_t>(spin_ns));
     umsync::launch(on_side, config_for(n), copy_kernel, umsync::torch::device_span<float const>(tmp, on_side),
                    umsync::torch::device_span<float>(result, on_side), n);
@@ -185,7 +185,7 @@ void unordered_use(at::Tensor x)
   auto const home = umsync::torch::current_stream<torch_stream>();
   auto const on_side = side_stream_for(home);
   std::int64_t const n = x.numel();
-  umsync::stream_dependency<torch_stream, side>(home, on_side).edge();
+  umsync::stream_edge<torch_stream, side>(home, on_side).edge();
   umsync::launch(on_side, config_for(n), fill_kernel, umsync::torch::device_span<float>(x, on_side), 3.0f, n);
   // No edge back: torch's stream reads x while the side stream may still write it.
   umsync::torch::note_read(x, home);

@@ -192,7 +192,7 @@ class ordering_error : public usage_error {
     return "unordered access: " + later.operation + " on " + party(later.stream) + " at " +
            detail::describe_location(later.where) + " is not ordered after the " + earlier.operation + " on " +
            party(earlier.stream) + " at " + detail::describe_location(earlier.where) +
-           "; add an event edge (umsync::stream_dependency) between them, or make the host wait through umsync "
+           "; add an event edge (umsync::stream_edge) between them, or make the host wait through umsync "
            "(a stream's or event's synchronize(), umsync::synchronize_device()): the checker does not see a raw "
            "cudaDeviceSynchronize() or cudaStreamSynchronize()";
   }

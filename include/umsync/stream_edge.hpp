@@ -1,16 +1,21 @@
 // umsync/stream_edge.hpp: explicit, typed edges between two streams.
 //
-//   umsync::stream_dependency edge(producer_stream, consumer_stream);    // an immediate edge
+//   umsync::stream_edge edge(producer_stream, consumer_stream);     // an immediate edge
 //   auto on_consumer = edge.transfer(std::move(buffer));  // event on producer, consumer waits
 //   auto readable = edge.share(other_buffer);             // fan-out: a read-only view for consumer
 //
-//   umsync::deferred_edge<compute, loader> slot_free(compute_stream, loader_stream);
+//   umsync::stream_edge slot_free(compute_stream, loader_stream, umsync::deferred);
 //   umsync::launch(compute_stream, config, consume, slot);   // batch i reads slot i % R
 //   slot_free.record();                                      // slot i % R is free after this
 //   ...                                                      // batches i+1 .. i+R-1
 //   slot_free.wait();                                        // loader may refill slot i % R
 //
-// One type, stream_edge<From, To, Timing>, does both; the two names above are its aliases.
+// One type, stream_edge<From, To, Timing>, does both, and it has one name. Its tags are deduced
+// from the two streams by the class's own deduction guides (no alias template is involved, so
+// clang before 19, which lacks C++20's deduction for alias templates, builds it as nvcc's host
+// compiler); the `umsync::deferred` argument picks the deferred timing. Where the type must be
+// written (a member, a parameter): stream_edge<From, To> is immediate,
+// stream_edge<From, To, edge_timing::deferred> deferred.
 // Immediate: transfer and share record an event on the source and make the destination wait for
 // it, in one call: right for a handoff. Deferred: record() and wait() happen apart, and transfer
 // and share wait for the last record(): a ring of R buffers needs this, since the consumer's
@@ -84,11 +89,25 @@ enum class edge_timing {
   deferred,   ///< the destination waits for the last record(), made earlier
 };
 
+/// The type of an argument that names an edge's timing; umsync::deferred is the one to pass.
+template <edge_timing Timing>
+struct edge_timing_tag {
+  explicit edge_timing_tag() = default;
+};
+/// `umsync::stream_edge edge(from, to, umsync::deferred);`: a deferred edge.
+inline constexpr edge_timing_tag<edge_timing::deferred> deferred{};
+
 template <class From, class To, edge_timing Timing = edge_timing::immediate>
 class stream_edge {
  public:
   stream_edge(stream_view<From> from, stream_view<To> to, std::source_location where = std::source_location::current())
       : from_(from), to_(to), event_(event_options{}, where)
+  {}
+
+  /// The same, with the timing named by an argument (umsync::deferred), so that it is deduced.
+  stream_edge(stream_view<From> from, stream_view<To> to, edge_timing_tag<Timing>,
+              std::source_location where = std::source_location::current())
+      : stream_edge(from, to, where)
   {}
 
   /// Captures the work queued on the source stream so far; a later wait() orders the
@@ -144,7 +163,7 @@ class stream_edge {
   /// bound to it; the buffer stays bound to (and is freed on) the source stream. Several
   /// destinations may read at once. Before the source writes or frees the buffer again, join
   /// back with an edge from each reader (fan-in):
-  ///   stream_dependency(reader, owner).edge();
+  ///   umsync::stream_edge(reader, owner).edge();
   /// UMSYNC_DEBUG builds report a missing join as an ordering_error.
   template <class Buffer>
   // clang-format off
@@ -180,7 +199,7 @@ class stream_edge {
                   "is not bound to a stream: order it with edge()");
     static_assert(!detail::is_async_pool_buffer<source> || std::is_same_v<detail::bound_tag_t<source>, From>,
                   "umsync: a stream_edge hands over or lends a buffer bound to its source stream only; an edge runs "
-                  "one way, from its first stream to its second: build stream_dependency(buffer_stream, "
+                  "one way, from its first stream to its second: build stream_edge(buffer_stream, "
                   "other_stream)");
     return detail::is_async_pool_buffer<source> && std::is_same_v<detail::bound_tag_t<source>, From>;
   }
@@ -214,8 +233,10 @@ class stream_edge {
   bool recorded_ = false;
 };
 
-// Tags are deduced from streams, views and capturing streams alike (the guides name each type so
-// that the aliases below deduce too).
+// Tags are deduced from streams, views and capturing streams alike: views by the constructors,
+// the others by these guides. Each comes with and without the timing argument; without it, the
+// edge is immediate. (The defaulted Timing lets the deprecated aliases below deduce too, on
+// compilers that have alias-template deduction.)
 template <class From, class To, edge_timing Timing = edge_timing::immediate>
 stream_edge(stream<From> const&, stream<To> const&) -> stream_edge<From, To, Timing>;
 template <class From, class To, edge_timing Timing = edge_timing::immediate>
@@ -224,12 +245,26 @@ template <class From, class To, edge_timing Timing = edge_timing::immediate>
 stream_edge(stream<From> const&, stream_view<To>) -> stream_edge<From, To, Timing>;
 template <class From, class To, edge_timing Timing = edge_timing::immediate>
 stream_edge(stream_view<From>, stream<To> const&) -> stream_edge<From, To, Timing>;
+template <class From, class To, edge_timing Timing>
+stream_edge(stream<From> const&, stream<To> const&, edge_timing_tag<Timing>) -> stream_edge<From, To, Timing>;
+template <class From, class To, edge_timing Timing>
+stream_edge(capturing_stream<From> const&, capturing_stream<To> const&, edge_timing_tag<Timing>)
+    -> stream_edge<From, To, Timing>;
+template <class From, class To, edge_timing Timing>
+stream_edge(stream<From> const&, stream_view<To>, edge_timing_tag<Timing>) -> stream_edge<From, To, Timing>;
+template <class From, class To, edge_timing Timing>
+stream_edge(stream_view<From>, stream<To> const&, edge_timing_tag<Timing>) -> stream_edge<From, To, Timing>;
 
-/// The immediate edge, by the name umsync first gave it.
+/// Deprecated since 0.2.0, removed in 0.3.0: the names the edge had before stream_edge was its
+/// only one. `umsync::stream_dependency edge(a, b)` needs alias-template deduction, which clang
+/// before 19 lacks.
 template <class From, class To>
-using stream_dependency = stream_edge<From, To, edge_timing::immediate>;
-/// The deferred edge: record() now, wait() later.
+using stream_dependency
+    [[deprecated("umsync: stream_dependency is deprecated (removed in 0.3.0): write "
+                 "umsync::stream_edge edge(from, to)")]] = stream_edge<From, To, edge_timing::immediate>;
 template <class From, class To>
-using deferred_edge = stream_edge<From, To, edge_timing::deferred>;
+using deferred_edge [[deprecated("umsync: deferred_edge is deprecated (removed in 0.3.0): write "
+                                 "umsync::stream_edge edge(from, to, umsync::deferred)")]] =
+    stream_edge<From, To, edge_timing::deferred>;
 
 UMSYNC_NAMESPACE_END

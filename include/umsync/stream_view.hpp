@@ -113,7 +113,7 @@ class stream_view {
   }
 
   /// Work queued on this stream after the call waits for `e`'s last recorded work.
-  /// This is the raw edge; umsync::stream_dependency wraps it with typed handoff.
+  /// This is the raw edge; umsync::stream_edge wraps it with typed handoff.
   template <event_handle Event>
   void wait(Event const& e, std::source_location where = std::source_location::current()) const
   {

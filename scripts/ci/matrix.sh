@@ -12,10 +12,14 @@
 #             CCCL 3.5.0), in one folder, so that the wheel's nvcc.profile puts that CCCL on the
 #             path as a toolkit's does; host compiler g++.
 #   cccl3.5   the CUDA 13.0 toolkit with CCCL 3.5.0 (the same wheel) ahead of the toolkit's
-#             CCCL 3.0.1; host compiler g++, or UMSYNC_CI_CLANG (e.g. clang++-15) as nvcc's
-#             (-ccbin). clang before 19 does not build umsync yet: no C++20 argument deduction
-#             for alias templates, which `umsync::stream_dependency edge(a, b)` needs, and nvcc
-#             hands that line to the host compiler as written (docs/compatibility.md).
+#             CCCL 3.0.1; host compiler clang++-19 (Debian's clang-19 and libclang-rt-19-dev, which
+#             .ci/run installs), as nvcc's (-ccbin) and as the C++ compiler of the host tests. UMSYNC_CI_CLANG
+#             names another clang (e.g. clang++-15); UMSYNC_CI_CLANG= (empty) runs the entry on
+#             g++. Not clang 15, the oldest that builds umsync: its std::source_location::current()
+#             as a default argument gives the default argument's line, not the caller's, so every
+#             error would name a umsync header instead of the user's line, and the host tests
+#             that check the line fail. Not clang 14: no source_location with libstdc++ 12
+#             (docs/compatibility.md).
 #
 # An entry whose wheels or compiler cannot be had reports "skipped" with the reason and does not
 # fail the run; a configure, build or test failure does. The summary gives each entry's time.
@@ -29,7 +33,7 @@ nvcc_version=13.5.37
 cccl_wheel=13.3.5.0.6
 cccl_version=3005000
 toolkit_nvcc=${UMSYNC_CI_TOOLKIT_NVCC:-/usr/local/cuda/bin/nvcc}
-host_clang=${UMSYNC_CI_CLANG:-}
+host_clang=${UMSYNC_CI_CLANG-clang++-19}
 
 summary=()
 failed=0
@@ -84,22 +88,40 @@ prepare_cccl3.5() {
   got=$(cccl_version_of "$cccl")
   [ "$got" = "$cccl_version" ] || { echo "the CCCL wheel holds CCCL_VERSION '$got', not $cccl_version"; return 1; }
   [ -x "$toolkit_nvcc" ] || { echo "no CUDA 13.0 nvcc at $toolkit_nvcc"; return 1; }
-  local ccbin=""
+  local ccbin="" cxx=""
   if [ -n "$host_clang" ]; then
-    command -v "$host_clang" >/dev/null || { echo "no $host_clang (UMSYNC_CI_CLANG) for the host compiler"; return 1; }
-    ccbin="-ccbin $(command -v "$host_clang")"
+    cxx=$(command -v "$host_clang") ||
+      { echo "no $host_clang for the host compiler (apt-get install clang-19 libclang-rt-19-dev; UMSYNC_CI_CLANG= runs on g++)"; return 1; }
+    ccbin="-ccbin $cxx"
+  else
+    cxx=$(command -v g++) || { echo "no g++ for the host compiler"; return 1; }
   fi
-  # The entry's CUDA compiler: the toolkit's nvcc with that CCCL first (-I is searched before
-  # the -isystem folder nvcc gives its own CCCL), and UMSYNC_CI_CLANG as its host compiler if
-  # given. A wrapper, so that the compile-fail tests, which call the compiler with their own
-  # flags, get both too.
+  # A build folder configured with another host compiler is configured afresh (CMake keeps the
+  # compilers it found in its cache).
+  local stamp=build/ci-cccl3.5/umsync-host-compiler
+  if [ -e "$stamp" ] && [ "$(cat "$stamp")" != "$cxx" ]; then
+    rm -rf build/ci-cccl3.5
+  fi
+  mkdir -p build/ci-cccl3.5
+  echo "$cxx" >"$stamp"
+  # The entry's compilers: the toolkit's nvcc with that CCCL first (-I is searched before the
+  # -isystem folder nvcc gives its own CCCL) and the host compiler as its -ccbin, and the same
+  # host compiler for the C++ sources. Wrappers, so that the compile-fail tests, which call the
+  # compiler with their own flags, get the same.
   mkdir -p "$prefix/bin"
   cat >"$prefix/bin/nvcc" <<WRAPPER
 #!/bin/sh
 # Written by scripts/ci/matrix.sh: CUDA 13.0's nvcc, CCCL $got ahead of the toolkit's${host_clang:+, $host_clang}.
 exec "$toolkit_nvcc" $ccbin -I"$cccl" "\$@"
 WRAPPER
+  cat >"$prefix/bin/c++" <<WRAPPER
+#!/bin/sh
+# Written by scripts/ci/matrix.sh: the cccl3.5 entry's C++ compiler.
+exec "$cxx" "\$@"
+WRAPPER
+  chmod +x "$prefix/bin/c++"
   chmod +x "$prefix/bin/nvcc"
+  echo "host compiler $("$cxx" --version | head -n 1)"
 }
 
 for entry in "${entries[@]}"; do
@@ -116,9 +138,9 @@ for entry in "${entries[@]}"; do
   fi
   [ -z "$reason" ] || echo "$reason"
   if cmake --workflow --preset "ci-$entry"; then
-    summary+=("$entry: passed in $((SECONDS - start)) s")
+    summary+=("$entry: passed in $((SECONDS - start)) s${reason:+ ($reason)}")
   else
-    summary+=("$entry: FAILED after $((SECONDS - start)) s")
+    summary+=("$entry: FAILED after $((SECONDS - start)) s${reason:+ ($reason)}")
     failed=1
   fi
 done

@@ -1,6 +1,6 @@
 // Rule 1, for a bound library handle: its calls run on the bound stream, so memory bound to
 // another stream's tag does not compile, as in library_call.
-// expect-error: umsync: memory bound to one stream is used on another stream; cross with umsync::stream_dependency::transfer (an event edge) first
+// expect-error: umsync: memory bound to one stream is used on another stream; cross with umsync::stream_edge::transfer (an event edge) first
 #include <umsync/cublas.hpp>
 #include <umsync/memory/async_pool_buffer.hpp>
 

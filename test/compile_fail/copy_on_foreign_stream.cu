@@ -1,5 +1,5 @@
 // Rule 1, for copies: memory bound to stream tag A cannot be copied on stream tag B.
-// expect-error: umsync: memory bound to one stream is used on another stream; cross with umsync::stream_dependency::transfer (an event edge) first
+// expect-error: umsync: memory bound to one stream is used on another stream; cross with umsync::stream_edge::transfer (an event edge) first
 #include <umsync/memory/async_pool_buffer.hpp>
 #include <umsync/memory/copy.hpp>
 #include <umsync/memory/pinned_buffer.hpp>

@@ -8,7 +8,7 @@ struct consumer {};
 void use(umsync::stream<producer> const& ps, umsync::stream<consumer> const& cs)
 {
   umsync::async_pool_buffer<float, producer> data(32, ps);
-  umsync::stream_dependency edge(ps, cs);
+  umsync::stream_edge edge(ps, cs);
 #if defined(UMSYNC_CF_CONTROL)
   auto kept = edge.transfer(std::move(data));
   static_cast<void>(kept);

@@ -1,6 +1,6 @@
 // Rule 1, for fills: memory bound to stream tag A cannot be filled on stream tag B (fill and
 // memset_bytes alike).
-// expect-error: umsync: memory bound to one stream is used on another stream; cross with umsync::stream_dependency::transfer (an event edge) first
+// expect-error: umsync: memory bound to one stream is used on another stream; cross with umsync::stream_edge::transfer (an event edge) first
 #include <umsync/memory/async_pool_buffer.hpp>
 #include <umsync/memory/fill.hpp>
 #include <umsync/stream.hpp>

@@ -1,6 +1,6 @@
 // Rule 1 through generic code: a generic lambda that launches whatever buffer it is given on a
 // consumer stream is checked where it is instantiated, with the rule's message.
-// expect-error: umsync: memory bound to one stream is used on another stream; cross with umsync::stream_dependency::transfer (an event edge) first
+// expect-error: umsync: memory bound to one stream is used on another stream; cross with umsync::stream_edge::transfer (an event edge) first
 #include <umsync/launch.hpp>
 #include <umsync/memory/async_pool_buffer.hpp>
 #include <umsync/stream.hpp>

@@ -4,7 +4,7 @@
 // error, and the messages of the file's other rejected calls (here one with memory of another
 // tag, after it) are not lost.
 // expect-error: umsync: umsync's stream-ordered calls take a umsync stream (stream<Tag>, stream_view<Tag> or capturing_stream<Tag>), whose tag memory is checked against; adopt a raw cudaStream_t with umsync::stream_view<Tag>{handle}
-// expect-error: umsync: memory bound to one stream is used on another stream; cross with umsync::stream_dependency::transfer (an event edge) first
+// expect-error: umsync: memory bound to one stream is used on another stream; cross with umsync::stream_edge::transfer (an event edge) first
 #include <umsync/library_call.hpp>
 #include <umsync/memory/async_pool_buffer.hpp>
 

@@ -1,5 +1,5 @@
 // Rule: an edge runs one way; share() lends a buffer of the edge's source stream only.
-// expect-error: umsync: a stream_edge hands over or lends a buffer bound to its source stream only; an edge runs one way, from its first stream to its second: build stream_dependency(buffer_stream, other_stream)
+// expect-error: umsync: a stream_edge hands over or lends a buffer bound to its source stream only; an edge runs one way, from its first stream to its second: build stream_edge(buffer_stream, other_stream)
 #include <umsync/stream_edge.hpp>
 
 struct producer {};
@@ -9,10 +9,10 @@ umsync::device_span<float const, consumer> lend(umsync::stream<producer> const& 
                                                 umsync::async_pool_buffer<float, producer> const& x)
 {
 #if defined(UMSYNC_CF_CONTROL)
-  umsync::stream_dependency edge(ps, cs);
+  umsync::stream_edge edge(ps, cs);
   return edge.share(x);
 #else
-  umsync::stream_dependency edge(cs, ps);
+  umsync::stream_edge edge(cs, ps);
   auto view = edge.share(x);
   return {};
 #endif

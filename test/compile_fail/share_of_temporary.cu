@@ -8,7 +8,7 @@ struct consumer {};
 
 umsync::device_span<float const, consumer> lend(umsync::stream<producer> const& ps, umsync::stream<consumer> const& cs)
 {
-  umsync::stream_dependency edge(ps, cs);
+  umsync::stream_edge edge(ps, cs);
 #if defined(UMSYNC_CF_CONTROL)
   static umsync::async_pool_buffer<float, producer> kept(64, ps);
   return edge.share(kept);

@@ -22,7 +22,7 @@ __global__ void sum(float const* x, float* out, int n)
 void use(umsync::stream<producer> const& ps, umsync::stream<consumer> const& cs,
          umsync::async_pool_buffer<float, producer> const& x, umsync::async_pool_buffer<float, consumer>& out)
 {
-  umsync::stream_dependency edge(ps, cs);
+  umsync::stream_edge edge(ps, cs);
   auto const view = edge.share(x);
 #if defined(UMSYNC_CF_CONTROL)
   umsync::launch(cs, {.grid = 1, .block = 64}, sum, view, out, 64);

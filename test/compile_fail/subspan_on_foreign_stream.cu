@@ -1,6 +1,6 @@
 // Rule 1 holds for slices: subspan, first and last of memory bound to stream tag A keep the tag,
 // so a slice of a buffer allocated on stream<A> cannot be used in a launch on stream tag B.
-// expect-error: umsync: memory bound to one stream is used on another stream; cross with umsync::stream_dependency::transfer (an event edge) first
+// expect-error: umsync: memory bound to one stream is used on another stream; cross with umsync::stream_edge::transfer (an event edge) first
 #include <umsync/launch.hpp>
 #include <umsync/memory/async_pool_buffer.hpp>
 #include <umsync/stream.hpp>

@@ -1,6 +1,6 @@
 // Rule: an edge runs one way, from its first stream to its second. Transferring a buffer bound
 // to the edge's destination (an edge built the other way round) names the rule.
-// expect-error: umsync: a stream_edge hands over or lends a buffer bound to its source stream only; an edge runs one way, from its first stream to its second: build stream_dependency(buffer_stream, other_stream)
+// expect-error: umsync: a stream_edge hands over or lends a buffer bound to its source stream only; an edge runs one way, from its first stream to its second: build stream_edge(buffer_stream, other_stream)
 #include <umsync/stream_edge.hpp>
 
 struct producer {};
@@ -11,10 +11,10 @@ umsync::async_pool_buffer<float, consumer> handoff(umsync::stream<producer> cons
                                                    umsync::async_pool_buffer<float, producer>&& x)
 {
 #if defined(UMSYNC_CF_CONTROL)
-  umsync::stream_dependency edge(ps, cs);
+  umsync::stream_edge edge(ps, cs);
   return edge.transfer(std::move(x));
 #else
-  umsync::stream_dependency edge(cs, ps);
+  umsync::stream_edge edge(cs, ps);
   auto back = edge.transfer(std::move(x));
   return umsync::async_pool_buffer<float, consumer>(0, cs);
 #endif

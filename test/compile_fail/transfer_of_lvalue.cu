@@ -18,7 +18,7 @@ umsync::async_pool_buffer<float, consumer> handoff(umsync::stream<producer> cons
                                                    umsync::stream<consumer> const& cs,
                                                    umsync::async_pool_buffer<float, producer>& x)
 {
-  umsync::stream_dependency edge(ps, cs);
+  umsync::stream_edge edge(ps, cs);
 #if defined(UMSYNC_CF_CONTROL)
   return hand_over(edge, std::move(x));
 #else

@@ -1,6 +1,6 @@
 // Rule 1 holds for memory umsync did not allocate: a user's type whose umsync_memory binds it to
 // stream tag A cannot be used in a launch on stream tag B (support/user_memory.hpp).
-// expect-error: umsync: memory bound to one stream is used on another stream; cross with umsync::stream_dependency::transfer (an event edge) first
+// expect-error: umsync: memory bound to one stream is used on another stream; cross with umsync::stream_edge::transfer (an event edge) first
 #include "../support/user_memory.hpp"
 
 #include <umsync/launch.hpp>

@@ -39,11 +39,11 @@ TEST_CASE("two streams that share a tag: a use without an edge throws ordering_e
       CHECK(e.later().where.line() == line);
     }
     // With the edge the same launch is accepted.
-    umsync::stream_dependency edge(first.view(), second.view());
+    umsync::stream_edge edge(first.view(), second.view());
     edge.edge();
     CHECK_NOTHROW(umsync::launch(second, {.grid = 64, .block = 256}, umsync_test::xor_with, out, in, n, 7U));
     // Hand the buffers back before they are freed on `first`.
-    umsync::stream_dependency back(second.view(), first.view());
+    umsync::stream_edge back(second.view(), first.view());
     back.edge();
   }
   first.synchronize();
@@ -81,13 +81,13 @@ TEST_CASE("fan-out without fan-in: writing the shared buffer again on the owner 
     umsync::async_pool_buffer<std::uint32_t, reader_tag> result(n, reader);
     UMSYNC_CUDA_CHECK(cudaMemsetAsync(shared.data(), 3, shared.size_bytes(), owner.view()));
     UMSYNC_CUDA_CHECK(cudaMemsetAsync(other.data(), 4, other.size_bytes(), owner.view()));
-    umsync::stream_dependency lend(owner, reader);
+    umsync::stream_edge lend(owner, reader);
     auto const view = lend.share(shared);
     umsync::launch(reader, {.grid = 16, .block = 256}, umsync_test::xor_with, view, result, n, 1U);
     // No join: the owner overwriting its buffer races with the reader.
     CHECK_THROWS_AS(umsync::launch(owner, {.grid = 16, .block = 256}, umsync_test::xor_with, other, shared, n, 2U),
                     umsync::ordering_error);
-    umsync::stream_dependency(reader, owner).edge();  // the join makes the same write legal
+    umsync::stream_edge(reader, owner).edge();  // the join makes the same write legal
     CHECK_NOTHROW(umsync::launch(owner, {.grid = 16, .block = 256}, umsync_test::xor_with, other, shared, n, 2U));
     reader.synchronize();
   }

@@ -56,7 +56,7 @@ TEST_CASE("a moved-from buffer and the source of a transfer are refused with usa
     UMSYNC_CUDA_CHECK(cudaMemsetAsync(out.data(), 0xFF, out.size_bytes(), cs.view()));
     umsync::copy_sync_pageable(in, input, ps);
 
-    umsync::stream_dependency to_consumer(ps, cs);
+    umsync::stream_edge to_consumer(ps, cs);
     auto in_on_consumer = to_consumer.transfer(std::move(in));
     // `in` now reads as 0 elements: release builds would hand the kernel a null pointer.
     CHECK(in.size() == 0);  // NOLINT(bugprone-use-after-move)

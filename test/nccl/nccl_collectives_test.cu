@@ -168,8 +168,8 @@ TEST_CASE("a bucket crosses compute -> communication -> compute through typed ed
     umsync::memory_pool pool;
     umsync::stream<compute> const cs;
     umsync::stream<comm> const ns;
-    umsync::stream_dependency to_comm(cs, ns);
-    umsync::stream_dependency to_compute(ns, cs);
+    umsync::stream_edge to_comm(cs, ns);
+    umsync::stream_edge to_compute(ns, cs);
 
     umsync::async_pool_buffer<u32, compute> source(n, cs, pool);
     umsync::async_pool_buffer<u32, compute> out(n, cs, pool);
@@ -242,8 +242,8 @@ TEST_CASE("all-reduce sum across every visible GPU, one thread driving all ranks
   struct rank_state {
     umsync::stream<compute> cs;
     umsync::stream<comm> ns;
-    umsync::stream_dependency<compute, comm> to_comm{cs, ns};
-    umsync::stream_dependency<comm, compute> to_compute{ns, cs};
+    umsync::stream_edge<compute, comm> to_comm{cs, ns};
+    umsync::stream_edge<comm, compute> to_compute{ns, cs};
     std::optional<umsync::async_pool_buffer<u32, compute>> grads;
     std::optional<umsync::async_pool_buffer<u32, comm>> on_comm;
   };

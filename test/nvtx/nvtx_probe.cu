@@ -17,11 +17,11 @@ void umsync_ranges_probe(umsync::stream<loader> const& a, umsync::stream<compute
 {
   umsync::async_pool_buffer<float, loader> data(32, a);
   umsync::async_pool_buffer<float, loader> kept(32, a);
-  umsync::stream_dependency edge(a, b);
+  umsync::stream_edge edge(a, b);
   auto moved = edge.transfer(std::move(data));
   auto view = edge.share(kept);
   static_cast<void>(view);
-  umsync::stream_dependency(b, a).edge();
+  umsync::stream_edge(b, a).edge();
   auto advisor = umsync::make_phase_advisor<plan>(umsync::bind_buffer<weights>(w));
   {
     auto scope = advisor.enter<forward>(b);

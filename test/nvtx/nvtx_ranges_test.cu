@@ -40,14 +40,14 @@ TEST_CASE("transfers, edges, phase entries and captures are NVTX ranges named fr
   {
     umsync::async_pool_buffer<float, loader> moved(256, load);
     umsync::async_pool_buffer<float, loader> kept(256, load);
-    umsync::stream_dependency edge(load, work);
+    umsync::stream_edge edge(load, work);
     record.take();
     auto on_compute = edge.transfer(std::move(moved));
     auto view = edge.share(kept);
     REQUIRE_MESSAGE(record.loaded(), "the injection library did not load: " << UMSYNC_NVTX_INJECTION);
     CHECK(record.take() == lines{"push umsync: umsync transfer loader -> compute", "pop umsync",
                                  "push umsync: umsync share loader -> compute", "pop umsync"});
-    umsync::stream_dependency(work, load).edge();
+    umsync::stream_edge(work, load).edge();
     CHECK(record.take() == lines{"push umsync: umsync edge compute -> loader", "pop umsync"});
     static_cast<void>(view);
     work.synchronize();
@@ -55,7 +55,7 @@ TEST_CASE("transfers, edges, phase entries and captures are NVTX ranges named fr
 
   SUBCASE("a deferred edge's record and wait")
   {
-    umsync::deferred_edge<compute, loader> slot_free(work, load);
+    umsync::stream_edge slot_free(work, load, umsync::deferred);
     record.take();
     slot_free.record();
     slot_free.wait();

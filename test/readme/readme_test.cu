@@ -173,8 +173,8 @@ TEST_CASE("README: NCCL on typed streams (block 6)")
   struct communication {};                                                             // fill-in
   umsync::stream<compute> compute_stream;                                              // fill-in
   umsync::stream<communication> comm_stream;                                           // fill-in
-  umsync::stream_dependency to_comm(compute_stream, comm_stream);                      // fill-in
-  umsync::stream_dependency to_compute(comm_stream, compute_stream);                   // fill-in
+  umsync::stream_edge to_comm(compute_stream, comm_stream);                            // fill-in
+  umsync::stream_edge to_compute(comm_stream, compute_stream);                         // fill-in
   std::size_t const n = std::size_t{1} << 16;                                          // fill-in
   umsync::async_pool_buffer<float, compute> grads(n, compute_stream);                  // fill-in
   umsync::launch(compute_stream, {.grid = 64, .block = 256}, fill_pattern, grads, n);  // fill-in

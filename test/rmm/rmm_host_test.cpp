@@ -167,7 +167,7 @@ struct exhausted_pool {
   }
   void deallocate_sync(void*, std::size_t, std::size_t) noexcept {}
   bool operator==(exhausted_pool const&) const noexcept { return true; }
-  friend void get_property(exhausted_pool const&, cuda::mr::device_accessible) noexcept {}
+  [[maybe_unused]] friend void get_property(exhausted_pool const&, cuda::mr::device_accessible) noexcept {}
 };
 }  // namespace
 

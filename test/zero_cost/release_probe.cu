@@ -16,7 +16,7 @@ void umsync_release_probe(umsync::stream<compute> const& a, umsync::stream<copy>
 {
   umsync::async_pool_buffer<float, compute> data(32, a);
   umsync::launch(a, {.grid = 1, .block = 32}, scale, data, 32);
-  umsync::stream_dependency edge(a, b);
+  umsync::stream_edge edge(a, b);
   auto moved = edge.transfer(std::move(data));
   umsync::pinned_buffer<float> host(32);
   umsync::copy_async(host, moved, b);

@@ -71,7 +71,8 @@ constexpr std::string_view raw_name_of() noexcept
 /// Copies `text` to `out` (when not null) leaving out the scopes the user did not write: an
 /// anonymous namespace ("{anonymous}::" from g++, "<unnamed>::" from nvcc's front end in constant
 /// expressions, "_GLOBAL__N_<id>::" from its host output, "(anonymous namespace)::" from clang) and umsync's ABI namespace ("umsync::v0::" reads
-/// "umsync::"). Returns the count of characters written.
+/// "umsync::"), and the space clang writes before a '*' or '&'. Returns the count of characters
+/// written.
 constexpr std::size_t nvtx_readable(std::string_view text, char* out) noexcept
 {
   constexpr std::string_view anonymous[] = {"{anonymous}::", "<unnamed>::", "(anonymous namespace)::"};
@@ -105,6 +106,11 @@ constexpr std::size_t nvtx_readable(std::string_view text, char* out) noexcept
         i += scope.size();
         skipped = true;
       }
+    }
+    // clang writes "const int *", g++ "const int*": the space before a '*' or '&' is left out.
+    if (!skipped && text[i] == ' ' && i + 1 < text.size() && (text[i + 1] == '*' || text[i + 1] == '&')) {
+      ++i;
+      skipped = true;
     }
     if (!skipped) {
       if (out != nullptr) {

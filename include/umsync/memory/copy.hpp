@@ -84,7 +84,7 @@ void copy_spans(DstSpan dst, SrcSpan src, stream_view<StreamTag> stream, std::so
   static_assert(!read_only_destination, "umsync: the destination of a copy must be writable");
   static_assert(same_element, "umsync: a copy's source and destination must have the same element type");
   static_assert(!foreign, "umsync: memory bound to one stream is used on another stream; cross with "
-                          "umsync::stream_dependency::transfer (an event edge) first");
+                          "umsync::stream_edge::transfer (an event edge) first");
   if constexpr (!read_only_destination && same_element && !foreign) {  // else rejected above, and only so
     if (dst.size() < src.size()) {
       throw length_error("copy of " + std::to_string(src.size()) + " elements into " + std::to_string(dst.size()));

@@ -65,7 +65,7 @@ constexpr bool fill_allowed() noexcept
                              "pinned, managed or device memory, or std::fill on the host");
     static_assert(!read_only, "umsync: the destination of a fill must be writable");
     static_assert(!foreign, "umsync: memory bound to one stream is used on another stream; cross with "
-                            "umsync::stream_dependency::transfer (an event edge) first");
+                            "umsync::stream_edge::transfer (an event edge) first");
     static_assert(!temporary, "umsync: fill of a temporary buffer: it would be freed before the fill runs");
     static_assert(element_size, "umsync: fill sets trivially copyable elements of 1, 2 or 4 bytes "
                                 "(cuMemsetD8/16/32Async); set other elements with umsync::memset_bytes or a kernel");

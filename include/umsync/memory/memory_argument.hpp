@@ -85,7 +85,7 @@ constexpr bool memory_parameter_allowed() noexcept
                   "reads during the call (a scalar)");
   }
   static_assert(!rules::foreign, "umsync: memory bound to one stream is used on another stream; cross with "
-                                 "umsync::stream_dependency::transfer (an event edge) first");
+                                 "umsync::stream_edge::transfer (an event edge) first");
   if constexpr (Receiver == pointer_receiver::kernel) {
     static_assert(!rules::writes_read_only,
                   "umsync: read-only memory (a const buffer, a span of const, a shared view or a read-only phase's "

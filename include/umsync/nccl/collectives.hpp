@@ -6,7 +6,7 @@
 //
 //   struct compute {};  struct comm {};
 //   umsync::stream<compute> cs;  umsync::stream<comm> ns;
-//   umsync::stream_dependency to_comm(cs, ns), to_compute(ns, cs);
+//   umsync::stream_edge to_comm(cs, ns), to_compute(ns, cs);
 //   umsync::async_pool_buffer<float, compute> grads(n, cs, pool);
 //   umsync::launch(cs, cfg, backward, grads, ...);
 //   auto on_comm = to_comm.transfer(std::move(grads));            // event on cs, ns waits
@@ -73,7 +73,7 @@ auto collective_memory(Memory& memory)
                   "or a type whose umsync_memory says device");
     static_assert(umsync::usable_on_stream<typename decltype(span)::bound_tag_type, StreamTag>,
                   "umsync: all_reduce on memory bound to another stream; cross to the communication stream with "
-                  "umsync::stream_dependency::transfer (an event edge) first");
+                  "umsync::stream_edge::transfer (an event edge) first");
     return span;
   }
 }

@@ -39,9 +39,9 @@ int main()
   umsync::stream<loading> loader;
   umsync::stream<computing> compute;
   umsync::stream<optimizing> optimizer;
-  umsync::stream_dependency loaded(loader, compute);
-  umsync::stream_dependency computed(compute, optimizer);
-  umsync::stream_dependency updated(optimizer, compute);
+  umsync::stream_edge loaded(loader, compute);
+  umsync::stream_edge computed(compute, optimizer);
+  umsync::stream_edge updated(optimizer, compute);
 
   floats<computing> w1(hidden * features, compute);
   floats<computing> w2(classes * hidden, compute);
