@@ -15,7 +15,8 @@
 // (bench/tma_pipeline_cutlass.cu; only when configure found its headers, else the row's label
 // says why), plain loads (no shared memory: every thread of the same grid reads, transforms and
 // writes words grid-stride), and the ceiling: cudaMemcpyAsync device to device of the same bytes.
-// Args: stages, blocks per SM. 128 MiB in, 128 MiB out (above the H200's 50 MiB L2).
+// Rows: <family>/<one_stage|two_stages|four_stages>/<blocks per SM: 1 or 4>. 128 MiB in, 128 MiB
+// out (above the H200's 50 MiB L2); 20 iterations per repetition, fixed (below).
 // Counters: umsync_us, raw_us, ratio (umsync / raw), cutlass_us, umsync_vs_cutlass, plain_us,
 // ceiling_us, GB/s (read + written, umsync) and *_GB/s, fraction_of_ceiling (ceiling_us / umsync_us)
 // and *_fraction for the others. Each row's first call checks every version and the ceiling's copy
@@ -23,6 +24,7 @@
 #include "support/timing.cuh"
 #include "support/tma_pipeline.cuh"
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -31,6 +33,7 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -79,6 +82,22 @@ __global__ void plain_loads(std::uint32_t const* in, std::uint32_t* out, std::si
 enum class version : unsigned { umsync, raw, cutlass, plain, ceiling };
 constexpr std::array<char const*, 5> version_names{"umsync", "raw", "CUTLASS PipelineTmaAsync", "plain loads",
                                                    "cudaMemcpyAsync (ceiling)"};
+
+/// Runs work(begin, end) over [0, workload::count) split across the host's cores (the reference
+/// of the producer/consumer shape is 32 rounds of mix() on 33.5 M words).
+template <class Work>
+void on_host_threads(Work&& work)
+{
+  constexpr std::size_t total = data_bytes / sizeof(std::uint32_t);
+  std::size_t const parts = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 32);
+  std::vector<std::thread> threads;
+  for (std::size_t p = 0; p < parts; ++p) {
+    threads.emplace_back([&work, p, parts] { work(total * p / parts, total * (p + 1) / parts); });
+  }
+  for (auto& thread : threads) {
+    thread.join();
+  }
+}
 
 int sm_count()
 {
@@ -168,9 +187,11 @@ struct workload {
     }
     UMSYNC_CUDA_CHECK(cudaMemcpy(in, input.data(), data_bytes, cudaMemcpyHostToDevice));
     std::vector<std::uint32_t> want(count);
-    for (std::size_t i = 0; i < count; ++i) {
-      want[i] = mix(input[i], static_cast<std::uint32_t>(i / words), rounds);
-    }
+    on_host_threads([&](std::size_t begin, std::size_t end) {
+      for (std::size_t i = begin; i < end; ++i) {
+        want[i] = mix(input[i], static_cast<std::uint32_t>(i / words), rounds);
+      }
+    });
     std::vector<std::uint32_t> got(count);
     for (version const v : versions) {
       UMSYNC_CUDA_CHECK(cudaMemset(out, 0xFF, data_bytes));
@@ -178,24 +199,25 @@ struct workload {
       UMSYNC_CUDA_CHECK(cudaDeviceSynchronize());
       UMSYNC_CUDA_CHECK(cudaMemcpy(got.data(), out, data_bytes, cudaMemcpyDeviceToHost));
       std::vector<std::uint32_t> const& reference = v == version::ceiling ? input : want;
-      for (std::size_t i = 0; i < count; ++i) {
-        if (got[i] != reference[i]) {
-          char message[256];
-          std::snprintf(message, sizeof message,
-                        "tma_pipeline, %s, %u stages, %u blocks: word %zu of %zu is 0x%08x, the host's 0x%08x",
-                        version_names[static_cast<unsigned>(v)], stages, blocks, i, count, got[i], reference[i]);
-          throw std::runtime_error(message);
-        }
+      auto const wrong = static_cast<std::size_t>(std::mismatch(got.begin(), got.end(), reference.begin()).first -
+                                                  got.begin());
+      if (wrong != count) {
+        char message[256];
+        std::snprintf(message, sizeof message,
+                      "tma_pipeline, %s, %u stages, %u blocks: word %zu of %zu is 0x%08x, the host's 0x%08x",
+                      version_names[static_cast<unsigned>(v)], stages, blocks, wrong, count, got[wrong],
+                      reference[wrong]);
+        throw std::runtime_error(message);
       }
     }
   }
 };
 
-template <class Shape>
+template <class Shape, unsigned Stages>
 void tma_pipeline(benchmark::State& state)
 {
-  auto const stages = static_cast<unsigned>(state.range(0));
-  auto const per_sm = static_cast<unsigned>(state.range(1));
+  unsigned const stages = Stages;
+  auto const per_sm = static_cast<unsigned>(state.range(0));
   workload<Shape> w(stages, per_sm * static_cast<unsigned>(sm_count()));
   std::vector<version> versions{version::umsync, version::raw, version::plain, version::ceiling};
 #if defined(UMSYNC_BENCH_CUTLASS)
@@ -256,24 +278,27 @@ void tma_pipeline(benchmark::State& state)
 #endif
 }
 
-void stage_counts(benchmark::internal::Benchmark* b)
-{
-  for (std::int64_t const per_sm : {1, 4}) {
-    for (std::int64_t const stages : {1, 2, 4}) {
-      b->Args({stages, per_sm});
-    }
-  }
-}
+/// Fixed, as family A's: each iteration times five versions of about 0.1 ms each, and
+/// --benchmark_min_time would count only umsync's (the manual time), so at 0.2 s a row would run
+/// thousands of iterations, seconds of wall time. Repetitions follow the run's flag (3; quick 2).
+constexpr benchmark::IterationCount iterations = 20;
 
 }  // namespace
 
-BENCHMARK(tma_pipeline<umsync_bench::tma::copy_shape>)
-    ->Name("tma_pipeline_copy")
-    ->Apply(stage_counts)
-    ->UseManualTime()
-    ->Unit(benchmark::kMicrosecond);
-BENCHMARK(tma_pipeline<umsync_bench::tma::compute_shape>)
-    ->Name("tma_pipeline_producer_consumer")
-    ->Apply(stage_counts)
-    ->UseManualTime()
-    ->Unit(benchmark::kMicrosecond);
+// The stage count is a word in the name (family A's strategies are too): the instance's one
+// number is its size, blocks per SM, which the quick run picks (scripts/bench_quick_filter.txt).
+#define UMSYNC_TMA_PIPELINE_BENCH(family, shape, stages, word) \
+  BENCHMARK(tma_pipeline<umsync_bench::tma::shape, stages>)    \
+      ->Name(family "/" word)                                  \
+      ->Arg(1)                                                 \
+      ->Arg(4)                                                 \
+      ->Iterations(iterations)                                 \
+      ->UseManualTime()                                        \
+      ->Unit(benchmark::kMicrosecond)
+
+UMSYNC_TMA_PIPELINE_BENCH("tma_pipeline_copy", copy_shape, 1, "one_stage");
+UMSYNC_TMA_PIPELINE_BENCH("tma_pipeline_copy", copy_shape, 2, "two_stages");
+UMSYNC_TMA_PIPELINE_BENCH("tma_pipeline_copy", copy_shape, 4, "four_stages");
+UMSYNC_TMA_PIPELINE_BENCH("tma_pipeline_producer_consumer", compute_shape, 1, "one_stage");
+UMSYNC_TMA_PIPELINE_BENCH("tma_pipeline_producer_consumer", compute_shape, 2, "two_stages");
+UMSYNC_TMA_PIPELINE_BENCH("tma_pipeline_producer_consumer", compute_shape, 4, "four_stages");
