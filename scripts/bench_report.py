@@ -653,6 +653,85 @@ def decide_cluster_reduction(run):
     return rank(d, " ".join(extra))
 
 
+TMA_STAGES = (("one stage", "one_stage"), ("two stages", "two_stages"), ("four stages", "four_stages"))
+TMA_VERSIONS = (("the umsync pipeline", "umsync_us"), ("hand-written cuda::ptx", "raw_us"),
+                ("CUTLASS PipelineTmaAsync", "cutlass_us"), ("plain loads (no shared memory)", "plain_us"))
+TMA_CEILING = ("cudaMemcpyAsync device to device of the same 128 MiB in the same iterations (the row's ceiling_us; "
+               "the ceiling family's copy is 1 GiB)")
+
+
+def per_sm_text(size):
+    return f"{size} block{'s' if size != 1 else ''} per SM" if size is not None else ""
+
+
+def tma_cutlass_missing(run, family, missing):
+    """The CUTLASS option's "not measured" line: the rows' label says why when it was not built."""
+    labels = {row.get("label") for _, row, _ in run.rows(family) if row.get("label")}
+    return [f"CUTLASS PipelineTmaAsync: {sorted(labels)[0]}" if m.startswith("CUTLASS") and labels else m
+            for m in missing]
+
+
+def tma_line(run, family, pattern, what):
+    """One row's four versions in words, with their fraction of the row's copy ceiling."""
+    row = run.row(family, pattern)
+    if not row or not usable(row.get("ceiling_us")):
+        return ""
+    parts = [f"{label.split(' (')[0]} {fmt(row[counter])} us ({fmt_ratio(row[counter] / row['ceiling_us'])} ceiling)"
+             for label, counter in TMA_VERSIONS if usable(row.get(counter))]
+    return f"{what}: " + ", ".join(parts) + "." if parts else ""
+
+
+def decide_tma_or_plain(run):
+    """A streamed transform through a four-stage TMA pipeline (umsync, hand-written, CUTLASS) or
+    with plain loads (bench/tma_pipeline_bench.cu, family T, the copy shape)."""
+    d = Decision("tma_or_plain", "A streamed transform: TMA pipeline or plain loads",
+                 quick_label="TMA pipeline or plain loads", families=("tma_pipeline_copy",),
+                 ceiling_label=TMA_CEILING, ceiling_short="copy ceiling")
+    specs = [Spec(label, "tma_pipeline_copy", "four_stages/{size}", counter, "us", "ceiling_us")
+             for label, counter in TMA_VERSIONS]
+    d.options, d.missing, size = sized_options(run, specs, "")
+    d.missing = tma_cutlass_missing(run, "tma_pipeline_copy", d.missing)
+    d.timed = (f"128 MiB read and written, one round of an integer hash per word, {per_sm_text(size)}; the pipelines: "
+               "4 stages of 8 KiB, one producer thread, 4 consumer warps; event-timed per kernel")
+    extra = []
+    if size is not None:
+        line = tma_line(run, "tma_pipeline_producer_consumer", f"four_stages/{size}",
+                        "With 32 rounds per word and 8 consumer warps (tma_pipeline_producer_consumer)")
+        if line:
+            extra.append(line)
+    for counter, name in (("ratio", "umsync / hand-written"), ("umsync_vs_cutlass", "umsync / CUTLASS")):
+        ratios = [row[counter] for family in ("tma_pipeline_copy", "tma_pipeline_producer_consumer")
+                  for _, row, _ in run.rows(family) if usable(row.get(counter))]
+        if ratios:
+            extra.append(f"{name} over the {len(ratios)} rows: {min(ratios):.3f}-{max(ratios):.3f}.")
+    return rank(d, " ".join(extra))
+
+
+def decide_tma_stages(run):
+    """How many stages the umsync TMA pipeline needs (family T, the copy shape; the
+    producer/consumer shape and one block per SM in the extra text)."""
+    d = Decision("tma_stages", "TMA pipeline stages: one, two or four",
+                 quick_label="TMA pipeline stages", families=("tma_pipeline_copy", "tma_pipeline_producer_consumer"),
+                 ceiling_label=TMA_CEILING, ceiling_short="copy ceiling")
+    specs = [Spec(f"{label} (umsync)", "tma_pipeline_copy", f"{word}/{{size}}", "umsync_us", "us", "ceiling_us")
+             for label, word in TMA_STAGES]
+    d.options, d.missing, size = sized_options(run, specs, "")
+    d.timed = (f"the copy pipeline (128 MiB, one round per word, 4 consumer warps), {per_sm_text(size)}, stages of "
+               "8 KiB; event-timed per kernel")
+    extra = []
+    for family, what in (("tma_pipeline_producer_consumer", "With 32 rounds per word and 8 consumer warps"),
+                         ("tma_pipeline_copy", "The copy pipeline")):
+        for per_sm in sorted({size_key(i) for i, _, _ in run.rows(family)}):
+            if family == "tma_pipeline_copy" and per_sm == size:
+                continue  # the options above
+            points = [(label, run.row(family, f"{word}/{per_sm}")) for label, word in TMA_STAGES]
+            points = [(label, row) for label, row in points if row and usable(row.get("umsync_us"))]
+            if len(points) >= 2:
+                extra.append(f"{what} at {per_sm_text(per_sm)}: " +
+                             ", ".join(f"{label} {fmt(row['umsync_us'])} us" for label, row in points) + ".")
+    return rank(d, " ".join(extra))
+
+
 def decide_allreduce(run):
     d = Decision("allreduce", "Gradient all-reduce: overlapped with compute or serial, and the bucket size",
                  quick_label="all-reduce overlap (one GPU)", families=("nccl_overlap_efficiency",),
@@ -765,8 +844,8 @@ def decide_wrappers(run):
 # no option measured is listed as "not measured in this run".
 DECISIONS = [decide_allocation, decide_managed_to_device, decide_managed_to_host, decide_managed_steady,
              decide_prefetch_streams, decide_cross_stream, decide_barrier, decide_warp_specialization, decide_graph,
-             decide_launch_chain, decide_cluster_reduction, decide_allreduce, decide_library_calls,
-             decide_resource_allocation, decide_wrappers]
+             decide_launch_chain, decide_cluster_reduction, decide_tma_or_plain, decide_tma_stages, decide_allreduce,
+             decide_library_calls, decide_resource_allocation, decide_wrappers]
 
 
 def decide(run):
@@ -1127,6 +1206,10 @@ FAMILY_NOTES = {
                   "(umsync capture), d = graph replay (raw capture); cold: `*_capture_us`, `*_instantiate_us`, "
                   "`*_first_launch_us`.",
     "warp_specialized_pipeline": "Event-timed per kernel (instance: blocks); GB/s counts bytes read + written.",
+    "tma_pipeline_copy": "Event-timed per kernel (instance: stages/blocks per SM), 128 MiB read + written, one round "
+                         "per word: umsync, hand-written (raw), CUTLASS and plain loads in the same iterations; "
+                         "`*_fraction` = the same-size device-to-device copy (`ceiling_us`) / the version's time.",
+    "tma_pipeline_producer_consumer": "As tma_pipeline_copy with 32 rounds per word and 8 consumer warps.",
 }
 
 

@@ -102,6 +102,26 @@ def cluster_reduce_rows(short=None, long=None, skip_dsmem_8=False):
     return rows
 
 
+def tma_rows(copy=None, compute=None, cutlass=True):
+    """Family T: us per kernel of the four versions at each stage count and 1 or 4 blocks per SM;
+    the row's own copy ceiling at 64 us. Without CUTLASS the rows carry the label saying why."""
+    copy = copy or {"one_stage": 120.0, "two_stages": 90.0, "four_stages": 80.0}
+    compute = compute or {"one_stage": 300.0, "two_stages": 200.0, "four_stages": 160.0}
+    rows = []
+    for family, stages in (("tma_pipeline_copy", copy), ("tma_pipeline_producer_consumer", compute)):
+        for word, us in stages.items():
+            for per_sm, slower in ((1, 1.5), (4, 1.0)):
+                counters = dict(umsync_us=us * slower, raw_us=us * slower, ratio=1.0, plain_us=100.0 * slower,
+                                ceiling_us=64.0)
+                if cutlass:
+                    counters.update(cutlass_us=us * slower * 1.1, umsync_vs_cutlass=1 / 1.1)
+                median, spread = aggregate(f"{family}/{word}/{per_sm}/iterations:20/manual_time", **counters)
+                if not cutlass:
+                    median["label"] = "no CUTLASS rows: CUTLASS not found at configure time: no headers"
+                rows += [median, spread]
+    return rows
+
+
 class Report(unittest.TestCase):
     def setUp(self):
         self.dir = tempfile.TemporaryDirectory()
@@ -198,6 +218,46 @@ class Verdict(Report):
         missing = report_module.decide_cluster_reduction(report_module.Run(report_module.load(self.write(
             allocation_rows()))[1]))
         self.assertFalse(missing.measured)
+
+    def test_a_streamed_transform_ranks_the_pipelines_and_plain_loads_against_the_copy_ceiling(self):
+        run = report_module.Run(report_module.load(self.write(tma_rows()))[1])
+        decision = report_module.decide_tma_or_plain(run)
+        self.assertEqual([o.label for o in decision.options],
+                         ["the umsync pipeline", "hand-written cuda::ptx", "CUTLASS PipelineTmaAsync",
+                          "plain loads (no shared memory)"])
+        self.assertAlmostEqual(decision.options[0].value, 80.0)  # four stages at 4 blocks per SM
+        self.assertAlmostEqual(decision.options[0].ceiling, 80.0 / 64.0)
+        self.assertAlmostEqual(decision.options[-1].ratio, 100.0 / 80.0)
+        self.assertIn("With 32 rounds per word and 8 consumer warps (tma_pipeline_producer_consumer): the umsync "
+                      "pipeline 160.0 us (2.50x ceiling)", decision.verdict)
+        self.assertIn("umsync / hand-written over the 12 rows: 1.000-1.000.", decision.verdict)
+        self.assertIn("umsync / CUTLASS over the 12 rows: 0.909-0.909.", decision.verdict)
+        plain = report_module.decide_tma_or_plain(report_module.Run(report_module.load(self.write(
+            tma_rows(copy={"four_stages": 200.0})))[1]))
+        self.assertTrue(plain.verdict.startswith("Use plain loads"), plain.verdict)
+
+    def test_a_build_without_cutlass_names_why_in_the_verdict(self):
+        run = report_module.Run(report_module.load(self.write(tma_rows(cutlass=False)))[1])
+        decision = report_module.decide_tma_or_plain(run)
+        self.assertEqual(len(decision.options), 3)
+        self.assertEqual(decision.missing, ["CUTLASS PipelineTmaAsync: no CUTLASS rows: CUTLASS not found at "
+                                            "configure time: no headers"])
+        row = self.row_of(self.report(tma_rows(cutlass=False)), "A streamed transform: TMA pipeline or plain loads")
+        self.assertIn("not measured: CUTLASS PipelineTmaAsync: no CUTLASS rows", row)
+
+    def test_pipeline_stages_rank_at_the_larger_grid_and_list_the_rest(self):
+        run = report_module.Run(report_module.load(self.write(tma_rows()))[1])
+        decision = report_module.decide_tma_stages(run)
+        self.assertEqual([o.label for o in decision.options],
+                         ["four stages (umsync)", "two stages (umsync)", "one stage (umsync)"])
+        self.assertAlmostEqual(decision.options[-1].ratio, 120.0 / 80.0)
+        self.assertIn("4 blocks per SM", decision.timed)
+        self.assertIn("The copy pipeline at 1 block per SM: one stage 180.0 us, two stages 135.0 us, four stages "
+                      "120.0 us.", decision.verdict)
+        self.assertIn("With 32 rounds per word and 8 consumer warps at 4 blocks per SM: one stage 300.0 us",
+                      decision.verdict)
+        self.assertFalse(report_module.decide_tma_stages(report_module.Run(report_module.load(self.write(
+            allocation_rows()))[1])).measured)
 
     def test_the_best_changes_with_the_rows(self):
         run = report_module.Run(report_module.load(self.write(allocation_rows(90.0, 80.0, 100.0)))[1])
