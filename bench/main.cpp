@@ -1,9 +1,12 @@
 // umsync_bench: the benchmark comparison. Says plainly when there is no GPU and exits
-// non-zero, so a machine without one cannot produce an empty "success".
+// non-zero, so a machine without one cannot produce an empty "success". Asked only for the list
+// (--benchmark_list_tests=true), it prints the list there too before saying so, and still exits
+// non-zero: what this build would run can be read on a machine without a GPU.
 #include <benchmark/benchmark.h>
 #include <umsync/device.hpp>
 
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <string>
 
@@ -24,12 +27,29 @@ std::string host_cpu_model()
   }
   return "unknown";
 }
+
+bool only_lists(int argc, char** argv)
+{
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--benchmark_list_tests") == 0 ||
+        std::strcmp(argv[i], "--benchmark_list_tests=true") == 0) {
+      return true;
+    }
+  }
+  return false;
+}
 }  // namespace
 
 int main(int argc, char** argv)
 {
   umsync::device_probe const probe = umsync::probe_devices();
   if (!probe.usable()) {
+    if (only_lists(argc, argv)) {  // names only: no benchmark body runs
+      benchmark::Initialize(&argc, argv);
+      benchmark::RunSpecifiedBenchmarks();
+      benchmark::Shutdown();
+      std::fflush(stdout);
+    }
     std::fprintf(stderr, "umsync_bench: %s. The benchmarks measure a GPU and cannot run here.\n",
                  probe.reason().c_str());
     return 1;

@@ -51,6 +51,15 @@ COPY_CEILING_US = "umsync_us * GB/s / run:ceiling_device_to_device:GB/s"
 UMSYNC_OVER_RAW = {"kind": "range", "value": "ratio", "format": ".3f", "at_least": 1,
                    "text": "umsync / raw over the {count} rows: {min}-{max}."}
 
+# Family T (bench/tma_pipeline_bench.cu): the four versions of each row, by counter, and the stage
+# counts, by instance word; every row carries its own device-to-device copy ceiling (ceiling_us).
+TMA_VERSIONS = (("the umsync pipeline", "umsync_us"), ("hand-written cuda::ptx", "raw_us"),
+                ("CUTLASS PipelineTmaAsync", "cutlass_us"), ("plain loads (no shared memory)", "plain_us"))
+TMA_STAGES = (("one stage", "one_stage"), ("two stages", "two_stages"), ("four stages", "four_stages"))
+TMA_CEILING = ("cudaMemcpyAsync device to device of the same 128 MiB in the same iterations (the row's ceiling_us; "
+               "the ceiling family's copy is 1 GiB)")
+TMA_FAMILIES = ["tma_pipeline_copy", "tma_pipeline_producer_consumer"]
+
 DECISIONS = [
     {"key": "allocation", "title": "Allocation in a step", "quick_label": "allocation (1 alloc + free + sync)",
      "families": ["alloc_cuda_malloc", "alloc_pool_kept_sync_each", "alloc_pool_threshold0_sync_each"],
@@ -207,6 +216,41 @@ DECISIONS = [
                 "text": f"Bandwidth-bound ({{size}} read, groups of {CLUSTER_REDUCE_GROUP}): {{items}}."},
                UMSYNC_OVER_RAW]},
 
+    {"key": "tma_or_plain", "title": "A streamed transform: TMA pipeline or plain loads",
+     "quick_label": "TMA pipeline or plain loads", "families": ["tma_pipeline_copy"],
+     "ceiling_label": TMA_CEILING, "ceiling_short": "copy ceiling",
+     "policy": "sized", "size_unit": "blocks per SM",
+     "options": [{"label": label, "family": "tma_pipeline_copy", "instance": "four_stages/{size}", "counter": counter,
+                  "unit": "us", "ceiling": "ceiling_us"} for label, counter in TMA_VERSIONS],
+     "timed": "128 MiB read and written, one round of an integer hash per word, {size}; the pipelines: 4 stages of "
+              "8 KiB, one producer thread, 4 consumer warps; event-timed per kernel (a build without CUTLASS: its "
+              "rows' label says why)",
+     "notes": [{"kind": "rows", "instance": "four_stages/4",
+                "rows": [{"label": label, "family": "tma_pipeline_producer_consumer"} for label, _ in
+                         TMA_VERSIONS[:1]],
+                "value": "umsync_us", "ceiling": "ceiling_us", "item": "{label} {value} us",
+                "item_ceiling": " ({ratio} ceiling)",
+                "text": "With 32 rounds per word and 8 consumer warps (tma_pipeline_producer_consumer, four stages, "
+                        "4 blocks per SM): {items}."},
+               {"kind": "range", "families": TMA_FAMILIES, "value": "ratio", "format": ".3f", "at_least": 1,
+                "text": "umsync / hand-written over the {count} rows: {min}-{max}."},
+               {"kind": "range", "families": TMA_FAMILIES, "value": "umsync_vs_cutlass", "format": ".3f",
+                "at_least": 1, "text": "umsync / CUTLASS over the {count} rows: {min}-{max}."}]},
+
+    {"key": "tma_stages", "title": "TMA pipeline stages: one, two or four",
+     "quick_label": "TMA pipeline stages", "families": TMA_FAMILIES,
+     "ceiling_label": TMA_CEILING, "ceiling_short": "copy ceiling",
+     "policy": "sized", "size_unit": "blocks per SM",
+     "options": [{"label": f"{label} (umsync)", "family": "tma_pipeline_copy", "instance": f"{word}/{{size}}",
+                  "counter": "umsync_us", "unit": "us", "ceiling": "ceiling_us"} for label, word in TMA_STAGES],
+     "timed": "the copy pipeline (128 MiB, one round per word, 4 consumer warps), {size}, stages of 8 KiB; "
+              "event-timed per kernel",
+     "notes": [{"kind": "rows", "instance": f"{word}/4",
+                "rows": [{"label": label, "family": "tma_pipeline_producer_consumer"}],
+                "value": "umsync_us", "item": "{label} {value} us",
+                "text": "With 32 rounds per word and 8 consumer warps at 4 blocks per SM: {items}."}
+               for label, word in TMA_STAGES]},
+
     {"key": "allreduce", "title": "Gradient all-reduce: overlapped with compute or serial, and the bucket size",
      "quick_label": "all-reduce overlap (one GPU)", "families": ["nccl_overlap_efficiency"],
      "ceiling_label": "perfect overlap: the longer of compute alone and all-reduce alone, same bucket",
@@ -253,4 +297,8 @@ FAMILY_NOTES = {
                   "(umsync capture), d = graph replay (raw capture); cold: `*_capture_us`, `*_instantiate_us`, "
                   "`*_first_launch_us`.",
     "warp_specialized_pipeline": "Event-timed per kernel (instance: blocks); GB/s counts bytes read + written.",
+    "tma_pipeline_copy": "Event-timed per kernel (instance: stages/blocks per SM), 128 MiB read + written, one round "
+                         "per word: umsync, hand-written (raw), CUTLASS and plain loads in the same iterations; "
+                         "`*_fraction` = the same-size device-to-device copy (`ceiling_us`) / the version's time.",
+    "tma_pipeline_producer_consumer": "As tma_pipeline_copy with 32 rounds per word and 8 consumer warps.",
 }

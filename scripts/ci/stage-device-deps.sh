@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Gathers what the GPU suite needs beyond the CUDA toolkit into .deps/ (git ignores it), for a
 # GPU machine that lacks those packages or a network: doctest and Google Benchmark from this
-# machine's Debian packages (laid out as under /usr, in .deps/usr) and RMM's pip wheels
-# (librmm-cu13, rapids-logger, in .deps/wheels).
+# machine's Debian packages (laid out as under /usr, in .deps/usr), RMM's pip wheels
+# (librmm-cu13, rapids-logger) and CUTLASS's (nvidia-cutlass 4.2.0, 6.4 MB, without its Python
+# dependencies), in .deps/wheels. Configure extracts CUTLASS's header tree from its wheel into the
+# build folder (cmake/umsync-cutlass.cmake).
 #
 #   bash scripts/ci/stage-device-deps.sh     # here: needs doctest-dev, libbenchmark-dev, pip, a network
 #
@@ -27,4 +29,7 @@ for package in doctest-dev libbenchmark-dev libbenchmark1debian; do
 done
 # RMM (umsync::rmm, docs/rmm.md): the wheels only, installed on the GPU machine with pip --no-index.
 python3 -m pip download -q -d .deps/wheels "librmm-cu13==26.10.*" rapids-logger
+# CUTLASS (family T's cutlass::PipelineTmaAsync rows): the wheel only; its headers are all that is
+# used, so its Python dependencies (numpy, scipy, networkx, cuda-python...) are left out.
+python3 -m pip download -q --no-deps -d .deps/wheels "nvidia-cutlass==4.2.0"
 du -sh .deps

@@ -194,7 +194,7 @@ class RunBenchmarks(unittest.TestCase):
         self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
         names = [b["run_name"] for b in self.merged()["benchmarks"]]
         self.assertEqual(names[0], "ceiling/1")
-        self.assertEqual(len(names), 9)  # eleven groups; family F and family R not in this build
+        self.assertEqual(len(names), 10)  # twelve groups; family F and family R not in this build
         self.assertIn("nccl: not in this build", result.stdout)
         self.assertTrue(os.path.exists(os.path.join(self.out, "bench-report", "report.md")))
 
@@ -203,10 +203,11 @@ class RunBenchmarks(unittest.TestCase):
         self.assertEqual(result.returncode, 1)
         self.assertIn("graphs: stopped at the time limit", result.stdout)
         merged = self.merged()
-        # The graph group was stopped; families P and Q come after it and had no time left (F, R:
-        # not in this build).
+        # The graph group was stopped; families P, Q and T come after it and had no time left (F,
+        # R: not in this build).
         self.assertEqual(merged["context"]["umsync_parts_missing"],
-                         ["bench-graphs.json", "bench-launch_chain.json", "bench-cluster_reduce.json"])
+                         ["bench-graphs.json", "bench-launch_chain.json", "bench-cluster_reduce.json",
+                          "bench-tma_pipeline.json"])
         self.assertEqual([b["run_name"] for b in merged["benchmarks"]],
                          ["ceiling/1", "familya/1", "allocedgelaunchtyped/1", "wrapper/1", "librarycall/1",
                           "barrierwarpspecialized/1"])

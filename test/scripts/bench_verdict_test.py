@@ -105,6 +105,26 @@ def cluster_reduce_rows(short=None, long=None, skip_dsmem_8=False):
     return rows
 
 
+def tma_rows(copy=None, compute=None, cutlass=True):
+    """Family T: us per kernel of the four versions at each stage count and 1 or 4 blocks per SM;
+    the row's own copy ceiling at 64 us. Without CUTLASS the rows carry the label saying why."""
+    copy = copy or {"one_stage": 120.0, "two_stages": 90.0, "four_stages": 80.0}
+    compute = compute or {"one_stage": 300.0, "two_stages": 200.0, "four_stages": 160.0}
+    rows = []
+    for family, stages in (("tma_pipeline_copy", copy), ("tma_pipeline_producer_consumer", compute)):
+        for word, us in stages.items():
+            for per_sm, slower in ((1, 1.5), (4, 1.0)):
+                counters = dict(umsync_us=us * slower, raw_us=us * slower, ratio=1.0, plain_us=100.0 * slower,
+                                ceiling_us=64.0)
+                if cutlass:
+                    counters.update(cutlass_us=us * slower * 1.1, umsync_vs_cutlass=1 / 1.1)
+                median, spread = aggregate(f"{family}/{word}/{per_sm}/iterations:20/manual_time", **counters)
+                if not cutlass:
+                    median["label"] = "no CUTLASS rows: CUTLASS not found at configure time: no headers"
+                rows += [median, spread]
+    return rows
+
+
 class Report(unittest.TestCase):
     def setUp(self):
         self.dir = tempfile.TemporaryDirectory()
@@ -201,6 +221,44 @@ class Verdict(Report):
         missing = decide_cluster_reduction(runs.Run(runs.load(self.write(
             allocation_rows()))[1]))
         self.assertFalse(missing.measured)
+
+    def test_a_streamed_transform_ranks_the_pipelines_and_plain_loads_against_the_copy_ceiling(self):
+        run = runs.Run(runs.load(self.write(tma_rows()))[1])
+        decision = verdict.decide_one(run, "tma_or_plain")
+        self.assertEqual([o.label for o in decision.options],
+                         ["the umsync pipeline", "hand-written cuda::ptx", "CUTLASS PipelineTmaAsync",
+                          "plain loads (no shared memory)"])
+        self.assertAlmostEqual(decision.options[0].value, 80.0)  # four stages at 4 blocks per SM
+        self.assertAlmostEqual(decision.options[0].ceiling, 80.0 / 64.0)
+        self.assertAlmostEqual(decision.options[-1].ratio, 100.0 / 80.0)
+        self.assertIn("With 32 rounds per word and 8 consumer warps (tma_pipeline_producer_consumer, four stages, "
+                      "4 blocks per SM): the umsync pipeline 160.0 us (2.50x ceiling)", decision.verdict)
+        self.assertIn("umsync / hand-written over the 12 rows: 1.000-1.000.", decision.verdict)
+        self.assertIn("umsync / CUTLASS over the 12 rows: 0.909-0.909.", decision.verdict)
+        plain = verdict.decide_one(runs.Run(runs.load(self.write(tma_rows(copy={"four_stages": 200.0})))[1]),
+                                   "tma_or_plain")
+        self.assertTrue(plain.verdict.startswith("Use plain loads"), plain.verdict)
+
+    def test_a_build_without_cutlass_leaves_its_option_unmeasured(self):
+        run = runs.Run(runs.load(self.write(tma_rows(cutlass=False)))[1])
+        decision = verdict.decide_one(run, "tma_or_plain")
+        self.assertEqual(len(decision.options), 3)
+        self.assertEqual(decision.missing, ["CUTLASS PipelineTmaAsync: no tma_pipeline_copy row"])  # with cutlass_us
+        self.assertIn("its rows' label says why", decision.timed)
+
+    def test_pipeline_stages_rank_at_the_larger_grid_and_list_the_rest(self):
+        run = runs.Run(runs.load(self.write(tma_rows()))[1])
+        decision = verdict.decide_one(run, "tma_stages")
+        self.assertEqual([o.label for o in decision.options],
+                         ["four stages (umsync)", "two stages (umsync)", "one stage (umsync)"])
+        self.assertAlmostEqual(decision.options[-1].ratio, 120.0 / 80.0)
+        self.assertIn("4 blocks per SM", decision.timed)
+        self.assertIn("With 32 rounds per word and 8 consumer warps at 4 blocks per SM: one stage 300.0 us.",
+                      decision.verdict)
+        self.assertIn("With 32 rounds per word and 8 consumer warps at 4 blocks per SM: four stages 160.0 us.",
+                      decision.verdict)
+        self.assertFalse(verdict.decide_one(runs.Run(runs.load(self.write(allocation_rows()))[1]),
+                                            "tma_stages").measured)
 
     def test_the_best_changes_with_the_rows(self):
         run = runs.Run(runs.load(self.write(allocation_rows(90.0, 80.0, 100.0)))[1])

@@ -30,7 +30,7 @@ LATEST = os.path.join(ROOT, "docs", "results", "latest", "umsync-bench.json")
 GROUPS = {"ceilings": "^ceiling_", "unified_memory": "^family_a", "memory": "^alloc_|^edge_|^launch_typed",
           "wrappers": "^wrapper_", "library_calls": "^library_call_", "barriers": "^barrier_|^warp_specialized",
           "graphs": "^graph_", "launch_chain": "^launch_chain_",
-          "cluster_reduce": "^cluster_reduce_", "nccl": "^nccl_"}
+          "cluster_reduce": "^cluster_reduce_", "tma_pipeline": "^tma_pipeline_", "nccl": "^nccl_"}
 # Groups that run an executable of their own (not the stub): their quick lines are checked by name only.
 OWN_EXECUTABLE = {"rmm": "^rmm_"}
 
@@ -39,6 +39,9 @@ NEWER_THAN_LATEST = [f"launch_chain_{mode}/{size}/manual_time" for mode in ("str
                      for size in ("256/33792", "64/16777216")]
 NEWER_THAN_LATEST += [f"cluster_reduce_{way}/{floats}/{group}/manual_time" for way in ("dsmem", "atomic", "two_kernels")
                       for floats in ("1081344", "69206016") for group in ("2", "4", "8")]
+NEWER_THAN_LATEST += [f"tma_pipeline_{shape}/{stages}/{per_sm}/iterations:20/manual_time"
+                      for shape in ("copy", "producer_consumer") for stages in ("one_stage", "two_stages", "four_stages")
+                      for per_sm in ("1", "4")]
 
 
 def latest_names():
@@ -202,37 +205,37 @@ class RunBenchmarks(unittest.TestCase):
                 self.assertNotIn("benchmark_context", call)
             self.assertEqual(self.run_names(), set(self.names))
             self.assertNotIn("umsync_quick", self.merged()["context"])
-            self.assertIn(f"full run: 10 groups, 34 families, {len(self.names)} benchmarks", result.stdout)
+            self.assertIn(f"full run: 11 groups, 36 families, {len(self.names)} benchmarks", result.stdout)
 
     def test_progress_lines(self):
         result = self.run_script(UMSYNC_BENCH_PROGRESS_SECONDS="0")
         self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
         out = result.stdout
-        self.assertRegex(out, r"\[bench\] ceilings: group 1 of 10, families 1-3 of 34 \(3 benchmarks\); \d+ s left "
+        self.assertRegex(out, r"\[bench\] ceilings: group 1 of 11, families 1-3 of 36 \(3 benchmarks\); \d+ s left "
                               r"before the time limit, about \d+ s to go(, more than the time left: the last groups "
                               r"will not run)?; --benchmark_filter='\^ceiling_'")
         # The stub run's limit (300 s) is below the H200 reference (549 s): said at the start.
-        self.assertRegex(out, r"\[bench\] ceilings: group 1 of 10.*about 549 s to go, more than the time left: the "
+        self.assertRegex(out, r"\[bench\] ceilings: group 1 of 11.*about 564 s to go, more than the time left: the "
                               r"last groups will not run")
-        self.assertRegex(out, r"\[bench\] nccl: group 10 of 10, families 33-34 of 34 \(10 benchmarks\)")
+        self.assertRegex(out, r"\[bench\] nccl: group 11 of 11, families 35-36 of 36 \(10 benchmarks\)")
         self.assertIn(f"[bench] nccl: done in", out)
-        self.assertIn(f"34 of 34 families, {len(self.names)} of {len(self.names)} benchmarks", out)
-        self.assertRegex(out, r"\[bench\] unified_memory: 56 of 57 benchmarks done \(group 2 of 10\); \d+ s left "
+        self.assertIn(f"36 of 36 families, {len(self.names)} of {len(self.names)} benchmarks", out)
+        self.assertRegex(out, r"\[bench\] unified_memory: 56 of 57 benchmarks done \(group 2 of 11\); \d+ s left "
                               r"before the time limit, about \d+ s to go")
         # One line per benchmark but the last of each group (that one is the group's "done" line).
         self.assertEqual(len(re.findall(r"benchmarks done \(group", out)), len(self.names) - len(GROUPS))
         self.assertRegex(out, r"\[bench\] done in \d+ s: .*umsync-bench.json")
         with open(os.path.join(self.out, "bench.txt")) as f:
-            self.assertIn("[bench] graphs: group 7 of 10", f.read())
+            self.assertIn("[bench] graphs: group 7 of 11", f.read())
 
     def test_progress_counts_groups_in_the_build(self):
         names = [n for n in self.names if not n.startswith("nccl_")]
         result = self.run_script(names=names, UMSYNC_BENCH_QUICK="1")
         self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
-        self.assertIn("quick run (one size per family, scripts/bench/quick_filter.txt): 9 groups, 32 families",
+        self.assertIn("quick run (one size per family, scripts/bench/quick_filter.txt): 10 groups, 34 families",
                       result.stdout)
         self.assertIn("nccl: not in this build", result.stdout)
-        self.assertIn("graphs: group 7 of 9, family 25 of 32 (1 benchmark)", result.stdout)
+        self.assertIn("graphs: group 7 of 10, family 25 of 34 (1 benchmark)", result.stdout)
 
     def test_a_configured_executable_that_is_not_built_fails_before_measuring(self):
         # The bench tests name what configure made; a group whose executable is missing then is a
