@@ -240,42 +240,54 @@ class pool_resource {
   [[nodiscard]] Derived const& self() const noexcept { return static_cast<Derived const&>(*this); }
 };
 
-/// R has each cuda::mr operation under this CCCL's name only: the stream-ordered allocation
-/// takes a stream and the synchronous one none, and neither is reachable by the other's name
-/// with the arguments in another order. (The conformance check under each pool type; the
-/// cuda::mr concepts are asserted in resource.hpp.)
+/// R has CCCL 3.1's four names: allocate(stream, bytes, alignment), deallocate(stream, p, bytes,
+/// alignment), allocate_sync(bytes, alignment), deallocate_sync(p, bytes, alignment).
 template <class R>
-concept one_spelling_per_operation =
-#if UMSYNC_DETAIL_CCCL_STREAM_ORDERED_ALLOCATE
-    requires(R const& r, cudaStream_t s, void* p, std::size_t n)
+concept spelled_as_cccl31 = requires(R const& r, cudaStream_t s, void* p, std::size_t n)
 {
-  {
-    r.allocate(s, n, n)
-    } -> std::same_as<void*>;
+  r.allocate(s, n, n);
   r.deallocate(s, p, n, n);
-  {
-    r.allocate_sync(n, n)
-    } -> std::same_as<void*>;
+  r.allocate_sync(n, n);
   r.deallocate_sync(p, n, n);
-}
-&&!requires(R const& r, cudaStream_t s, void* p, std::size_t n) { r.allocate(n, n); }
-&&!requires(R const& r, void* p, std::size_t n) { r.deallocate(p, n, n); }
-&&!requires(R const& r, cudaStream_t s, std::size_t n) { r.allocate_async(n, n, s); };
-#else
-    requires(R const& r, cudaStream_t s, void* p, std::size_t n)
+};
+/// R has CCCL 3.0's four names: allocate_async(bytes, alignment, stream), deallocate_async(p,
+/// bytes, alignment, stream), allocate(bytes, alignment), deallocate(p, bytes, alignment).
+template <class R>
+concept spelled_as_cccl30 = requires(R const& r, cudaStream_t s, void* p, std::size_t n)
 {
-  {
-    r.allocate_async(n, n, s)
-    } -> std::same_as<void*>;
+  r.allocate_async(n, n, s);
   r.deallocate_async(p, n, n, s);
-  {
-    r.allocate(n, n)
-    } -> std::same_as<void*>;
+  r.allocate(n, n);
   r.deallocate(p, n, n);
+};
+/// R has any one of CCCL 3.1's names with 3.1's arguments.
+template <class R>
+concept has_a_cccl31_name = requires(R const& r, cudaStream_t s, std::size_t n)
+{
+  r.allocate(s, n, n);
 }
-&&!requires(R const& r, cudaStream_t s, std::size_t n) { r.allocate(s, n, n); }
-&&!requires(R const& r, cudaStream_t s, void* p, std::size_t n) { r.deallocate(s, p, n, n); }
-&&!requires(R const& r, std::size_t n) { r.allocate_sync(n, n); };
+|| requires(R const& r, cudaStream_t s, void* p, std::size_t n) { r.deallocate(s, p, n, n); }
+|| requires(R const& r, std::size_t n) { r.allocate_sync(n, n); }
+|| requires(R const& r, void* p, std::size_t n) { r.deallocate_sync(p, n, n); };
+/// R has any one of CCCL 3.0's names with 3.0's arguments.
+template <class R>
+concept has_a_cccl30_name = requires(R const& r, cudaStream_t s, std::size_t n)
+{
+  r.allocate_async(n, n, s);
+}
+|| requires(R const& r, cudaStream_t s, void* p, std::size_t n) { r.deallocate_async(p, n, n, s); }
+|| requires(R const& r, std::size_t n) { r.allocate(n, n); }
+|| requires(R const& r, void* p, std::size_t n) { r.deallocate(p, n, n); };
+
+/// R has each cuda::mr operation under this CCCL's name only, so that no call is stream-ordered
+/// or synchronous by the order of its arguments (the conformance check under each pool type;
+/// the cuda::mr concepts are asserted in resource.hpp).
+#if UMSYNC_DETAIL_CCCL_STREAM_ORDERED_ALLOCATE
+template <class R>
+concept one_spelling_per_operation = spelled_as_cccl31<R> && !has_a_cccl30_name<R>;
+#else
+template <class R>
+concept one_spelling_per_operation = spelled_as_cccl30<R> && !has_a_cccl31_name<R>;
 #endif
 
 }  // namespace detail
