@@ -121,8 +121,7 @@ struct chain_state {
       float const* in = k % 2 == 0 ? a.data() : b.data();
       float* out = k % 2 == 0 ? b.data() : a.data();
       void* arguments[] = {&in, &out, &n};
-      UMSYNC_CUDA_CHECK(
-          cudaLaunchKernelExC(&launch, reinterpret_cast<void const*>(step_typed_pdl), arguments));
+      UMSYNC_CUDA_CHECK(cudaLaunchKernelExC(&launch, reinterpret_cast<void const*>(step_typed_pdl), arguments));
     }
   }
 

@@ -108,7 +108,7 @@ void sizes(benchmark::internal::Benchmark* b) { b->Arg(256)->Arg(1 << 20)->Arg(6
 
 }  // namespace
 
-#define UMSYNC_RMM_BENCH(name, function)                                                       \
+#define UMSYNC_RMM_BENCH(name, function) \
   BENCHMARK(function)->Name(name)->Apply(sizes)->UseManualTime()->Unit(benchmark::kMicrosecond)
 UMSYNC_RMM_BENCH("rmm_alloc_cuda_async", cuda_async<owner::umsync_buffer>);
 UMSYNC_RMM_BENCH("rmm_alloc_pool_over_async", pool_over_async<owner::umsync_buffer>);

@@ -1,6 +1,7 @@
 // GPU tests of umsync/exec_policy.hpp: Thrust algorithms on a umsync stream, their temporaries
 // stream-ordered from the pool or resource the policy names, results against host references.
 #include "support/gpu_test.hpp"
+#include "support/mock_resources.hpp"
 
 #include <umsync/exec_policy.hpp>
 #include <umsync/memory/async_pool_buffer.hpp>
@@ -19,61 +20,9 @@
 #include <cstdint>
 #include <vector>
 
-namespace exec_policy_test {
-/// A stream-ordered resource that counts what it hands out (cudaMallocAsync underneath), in
-/// both CCCL spellings (memory/resource.hpp). Outside the anonymous namespace: the spelling
-/// this CCCL does not call would be an unused function there.
-class counting_resource {
- public:
-  void* allocate_async(std::size_t bytes, std::size_t, cuda::stream_ref stream) { return take(bytes, stream.get()); }
-  void deallocate_async(void* p, std::size_t bytes, std::size_t, cuda::stream_ref stream) noexcept
-  {
-    give(p, bytes, stream.get());
-  }
-  void* allocate(cuda::stream_ref stream, std::size_t bytes, std::size_t) { return take(bytes, stream.get()); }
-  void deallocate(cuda::stream_ref stream, void* p, std::size_t bytes, std::size_t) noexcept
-  {
-    give(p, bytes, stream.get());
-  }
-  void* allocate(std::size_t bytes, std::size_t)
-  {
-    void* p = take(bytes, nullptr);
-    UMSYNC_CUDA_CHECK(cudaStreamSynchronize(nullptr));
-    return p;
-  }
-  void* allocate_sync(std::size_t bytes, std::size_t alignment) { return allocate(bytes, alignment); }
-  void deallocate(void* p, std::size_t bytes, std::size_t) noexcept
-  {
-    give(p, bytes, nullptr);
-    static_cast<void>(cudaStreamSynchronize(nullptr));
-  }
-  void deallocate_sync(void* p, std::size_t bytes, std::size_t alignment) noexcept { deallocate(p, bytes, alignment); }
-  friend bool operator==(counting_resource const& a, counting_resource const& b) noexcept { return &a == &b; }
-  friend void get_property(counting_resource const&, cuda::mr::device_accessible) noexcept {}
-
-  std::size_t allocations = 0;
-  std::size_t live_bytes = 0;
-
- private:
-  void* take(std::size_t bytes, cudaStream_t stream)
-  {
-    void* p = nullptr;
-    UMSYNC_CUDA_CHECK(cudaMallocAsync(&p, bytes, stream));
-    ++allocations;
-    live_bytes += bytes;
-    return p;
-  }
-  void give(void* p, std::size_t bytes, cudaStream_t stream) noexcept
-  {
-    static_cast<void>(cudaFreeAsync(p, stream));
-    live_bytes -= bytes;
-  }
-};
-}  // namespace exec_policy_test
-
 namespace {
 struct compute {};
-using exec_policy_test::counting_resource;
+using umsync_test::counting_resource;
 
 struct affine {
   std::uint32_t a;
@@ -145,12 +94,12 @@ TEST_CASE("exec_policy: temporaries come from a stream-ordered resource the poli
   counting_resource resource;
   sort_reduce_transform(
       s, [&] { return umsync::exec_policy(s, resource); }, [&] { return umsync::exec_policy_nosync(s, resource); });
-  CHECK(resource.allocations > 0);
-  CHECK(resource.live_bytes == 0);
+  CHECK(!resource.allocations.empty());
+  CHECK(resource.live_bytes() == 0);
   umsync::device_resource_ref const ref(resource);
-  std::size_t const before = resource.allocations;
+  std::size_t const before = resource.allocations.size();
   sort_reduce_transform(
       s, [&] { return umsync::exec_policy(s, ref); }, [&] { return umsync::exec_policy_nosync(s, ref); });
-  CHECK(resource.allocations > before);
-  CHECK(resource.live_bytes == 0);
+  CHECK(resource.allocations.size() > before);
+  CHECK(resource.live_bytes() == 0);
 }

@@ -4,6 +4,7 @@
 // freeing on the stream it is bound to (also after a stream_edge's transfer); a resource that
 // runs out gives umsync::bad_alloc naming it; memory is back at the end of every test.
 #include "support/gpu_test.hpp"
+#include "support/mock_resources.hpp"
 
 #include <umsync/launch.hpp>
 #include <umsync/memory/async_pool_buffer.hpp>
@@ -34,73 +35,8 @@ __global__ void affine(std::uint32_t const* in, std::uint32_t* out, std::size_t 
 
 }  // namespace
 
-// Not in the anonymous namespace: nvcc warns that an internal get_property is never referenced
-// (the concepts only ask whether it can be called).
-namespace resource_test {
-
-/// A user's stream-ordered resource of device memory (cudaMallocAsync underneath), written in
-/// both CCCL spellings, that counts its calls and remembers each call's stream. `fail` makes it
-/// run out: by throwing std::bad_alloc, or by returning null.
-class counting_resource {
- public:
-  enum class failure { none, throws, returns_null };
-
-  struct call {
-    void* memory;
-    std::size_t bytes;
-    std::size_t alignment;
-    cudaStream_t stream;
-  };
-
-  void* allocate(cuda::stream_ref stream, std::size_t bytes, std::size_t alignment)
-  {
-    if (fail == failure::throws) {
-      throw std::bad_alloc();
-    }
-    if (fail == failure::returns_null) {
-      return nullptr;
-    }
-    void* memory = nullptr;
-    UMSYNC_CUDA_CHECK(cudaMallocAsync(&memory, bytes, stream.get()));
-    allocations.push_back({memory, bytes, alignment, stream.get()});
-    return memory;
-  }
-  void deallocate(cuda::stream_ref stream, void* memory, std::size_t bytes, std::size_t alignment) noexcept
-  {
-    frees.push_back({memory, bytes, alignment, stream.get()});
-    static_cast<void>(cudaFreeAsync(memory, stream.get()));
-  }
-  void* allocate_async(std::size_t bytes, std::size_t alignment, cuda::stream_ref stream)
-  {
-    return allocate(stream, bytes, alignment);
-  }
-  void deallocate_async(void* memory, std::size_t bytes, std::size_t alignment, cuda::stream_ref stream) noexcept
-  {
-    deallocate(stream, memory, bytes, alignment);
-  }
-  // The synchronous pair, which a buffer never uses: it fails the test if called.
-  void* allocate_sync(std::size_t, std::size_t)
-  {
-    FAIL("a buffer called the synchronous allocate");
-    return nullptr;
-  }
-  void deallocate_sync(void*, std::size_t, std::size_t) { FAIL("a buffer called the synchronous deallocate"); }
-  void* allocate(std::size_t bytes, std::size_t alignment) { return allocate_sync(bytes, alignment); }
-  void deallocate(void* memory, std::size_t bytes, std::size_t alignment) { deallocate_sync(memory, bytes, alignment); }
-
-  bool operator==(counting_resource const& other) const noexcept { return this == &other; }
-  friend void get_property(counting_resource const&, cuda::mr::device_accessible) noexcept {}
-
-  failure fail = failure::none;
-  std::vector<call> allocations;
-  std::vector<call> frees;
-};
-static_assert(umsync::stream_ordered_resource<counting_resource>);
-
-}  // namespace resource_test
-
 namespace {
-using resource_test::counting_resource;
+using umsync_test::counting_resource;
 
 /// Fresh random input through `in`, a*x+b into `out` (poisoned first), back to the host.
 template <class Tag>
@@ -180,6 +116,7 @@ TEST_CASE("a buffer from a user's resource allocates and frees on its stream, wi
     CHECK(free.bytes == n * sizeof(std::uint32_t));
     CHECK(free.alignment == umsync::device_allocation_alignment);
   }
+  CHECK(resource.synchronous_calls == 0);  // a buffer never uses the synchronous pair
   s.synchronize();
 }
 
@@ -269,7 +206,7 @@ TEST_CASE("a resource that runs out gives umsync::bad_alloc naming it and the ca
   }
 }
 
-TEST_CASE("memory_pool's cuda::mr members: stream-ordered and synchronous, under both CCCL names")
+TEST_CASE("memory_pool's cuda::mr members, by this CCCL's names: stream-ordered, synchronous, out of memory")
 {
   umsync_test::memory_baseline const baseline;
   umsync::memory_pool pool;
@@ -277,31 +214,45 @@ TEST_CASE("memory_pool's cuda::mr members: stream-ordered and synchronous, under
   umsync::stream<> const s;
   std::size_t const bytes = std::size_t{1} << 20;
 
+#if UMSYNC_DETAIL_CCCL_STREAM_ORDERED_ALLOCATE
   void* a = pool.allocate(s, bytes, 256);
-  void* b = pool.allocate_async(bytes, 64, s);
+  void* b = handle.allocate(s, bytes, 64);
+#else
+  void* a = pool.allocate_async(bytes, 256, s);
+  void* b = handle.allocate_async(bytes, 64, s);
+#endif
   CHECK(reinterpret_cast<std::uintptr_t>(a) % 256 == 0);
   UMSYNC_CUDA_CHECK(cudaMemsetAsync(a, 1, bytes, s.view()));
   UMSYNC_CUDA_CHECK(cudaMemsetAsync(b, 2, bytes, s.view()));
+#if UMSYNC_DETAIL_CCCL_STREAM_ORDERED_ALLOCATE
   pool.deallocate(s, a, bytes, 256);
-  pool.deallocate_async(b, bytes, 64, s);
+  handle.deallocate(s, b, bytes, 64);
+#else
+  pool.deallocate_async(a, bytes, 256, s);
+  handle.deallocate_async(b, bytes, 64, s);
+#endif
   s.synchronize();
   CHECK(handle.used_bytes() == 0);
 
+#if UMSYNC_DETAIL_CCCL_STREAM_ORDERED_ALLOCATE
   void* c = pool.allocate_sync(bytes, 256);  // usable at once on any stream
+#else
+  void* c = pool.allocate(bytes, 256);
+#endif
   CHECK(handle.used_bytes() >= bytes);
   UMSYNC_CUDA_CHECK(cudaMemsetAsync(c, 3, bytes, s.view()));
   s.synchronize();
+#if UMSYNC_DETAIL_CCCL_STREAM_ORDERED_ALLOCATE
   pool.deallocate_sync(c, bytes, 256);
-  CHECK(handle.used_bytes() == 0);
-
-  void* d = handle.allocate(bytes, 128);  // CCCL 3.0's synchronous name
-  handle.deallocate(d, bytes, 128);
+#else
+  pool.deallocate(c, bytes, 256);
+#endif
   CHECK(handle.used_bytes() == 0);
 
   // Out of memory: bad_alloc naming the pool and what it holds.
   umsync::memory_pool capped({.max_bytes = std::size_t{2} << 20});
   try {
-    static_cast<void>(capped.allocate(s, std::size_t{64} << 20, 256));
+    static_cast<void>(umsync::detail::allocate_from(capped, s, std::size_t{64} << 20, 256));
     FAIL("the allocation should have failed");
   } catch (umsync::bad_alloc const& exhausted) {
     std::string const what = exhausted.what();

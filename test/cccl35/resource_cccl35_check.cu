@@ -9,6 +9,8 @@
 #include <umsync/memory/resource.hpp>
 #include <umsync/stream.hpp>
 
+#include "../support/mock_resources.hpp"
+
 #include <cuda/memory_resource>
 
 #include <cstddef>
@@ -19,6 +21,9 @@
 #endif
 static_assert(UMSYNC_DETAIL_CCCL_STREAM_ORDERED_ALLOCATE == 1);
 
+// umsync's pools have CCCL 3.5's spelling and no other (memory_pool.hpp).
+static_assert(umsync::detail::one_spelling_per_operation<umsync::memory_pool>);
+static_assert(umsync::detail::one_spelling_per_operation<umsync::memory_pool_ref>);
 static_assert(cuda::mr::resource_with<umsync::memory_pool, cuda::mr::device_accessible>);
 static_assert(cuda::mr::resource_with<umsync::memory_pool_ref, cuda::mr::device_accessible>);
 static_assert(cuda::mr::synchronous_resource_with<umsync::memory_pool, cuda::mr::device_accessible>);
@@ -34,16 +39,10 @@ namespace cccl35_check {
 
 struct compute {};
 
-/// A user's resource in CCCL 3.5's spelling only.
-struct arena {
-  void* allocate(cuda::stream_ref, std::size_t, std::size_t) { return nullptr; }
-  void deallocate(cuda::stream_ref, void*, std::size_t, std::size_t) noexcept {}
-  void* allocate_sync(std::size_t, std::size_t) { return nullptr; }
-  void deallocate_sync(void*, std::size_t, std::size_t) noexcept {}
-  bool operator==(arena const&) const noexcept { return true; }
-  friend void get_property(arena const&, cuda::mr::device_accessible) noexcept {}
-};
+/// A user's resource, in CCCL 3.5's spelling only here (the tests' shared mock).
+using arena = umsync_test::null_arena;
 static_assert(umsync::stream_ordered_resource<arena>);
+static_assert(cuda::mr::resource_with<arena, cuda::mr::device_accessible>);
 
 /// Move-only: CCCL 3.5's resource_ref cannot refer to it, but a buffer can borrow it.
 struct move_only_arena : arena {

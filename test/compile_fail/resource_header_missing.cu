@@ -10,23 +10,14 @@
 #  include <umsync/memory/resource.hpp>
 #endif
 
+#include "../support/mock_resources.hpp"
+
 #include <cstddef>
 
 struct compute {};
 
-// A stream-ordered resource of device-accessible memory, under both CCCL spellings.
-struct arena {
-  void* allocate_async(std::size_t, std::size_t, cuda::stream_ref) { return nullptr; }
-  void deallocate_async(void*, std::size_t, std::size_t, cuda::stream_ref) {}
-  void* allocate(std::size_t, std::size_t) { return nullptr; }
-  void deallocate(void*, std::size_t, std::size_t) {}
-  void* allocate(cuda::stream_ref, std::size_t, std::size_t) { return nullptr; }
-  void deallocate(cuda::stream_ref, void*, std::size_t, std::size_t) {}
-  void* allocate_sync(std::size_t, std::size_t) { return nullptr; }
-  void deallocate_sync(void*, std::size_t, std::size_t) {}
-  bool operator==(arena const&) const { return true; }
-  friend void get_property(arena const&, cuda::mr::device_accessible) noexcept {}
-};
+// A stream-ordered resource of device-accessible memory (the tests' shared mock).
+using arena = umsync_test::null_arena;
 
 void use(umsync::stream<compute> const& s, arena& resource)
 {

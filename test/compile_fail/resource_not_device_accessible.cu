@@ -6,26 +6,18 @@
 #include <umsync/memory/resource.hpp>
 #include <umsync/stream.hpp>
 
+#include "../support/mock_resources.hpp"
+
 #include <cstddef>
 
 struct compute {};
 
-// Stream-ordered, under both CCCL spellings, but its memory is host memory.
-struct host_arena {
-  void* allocate(std::size_t, std::size_t) { return nullptr; }
-  void deallocate(void*, std::size_t, std::size_t) {}
-  void* allocate_sync(std::size_t, std::size_t) { return nullptr; }
-  void deallocate_sync(void*, std::size_t, std::size_t) {}
-  void* allocate_async(std::size_t, std::size_t, cuda::stream_ref) { return nullptr; }
-  void deallocate_async(void*, std::size_t, std::size_t, cuda::stream_ref) {}
-  void* allocate(cuda::stream_ref, std::size_t, std::size_t) { return nullptr; }
-  void deallocate(cuda::stream_ref, void*, std::size_t, std::size_t) {}
-  bool operator==(host_arena const&) const { return true; }
-  friend void get_property(host_arena const&, cuda::mr::host_accessible) noexcept {}
 #if defined(UMSYNC_CF_CONTROL)
-  friend void get_property(host_arena const&, cuda::mr::device_accessible) noexcept {}  // pinned, say: accepted
+using host_arena = umsync_test::null_arena;  // the same, device accessible: accepted
+#else
+// Stream-ordered, but its memory is host memory (the tests' shared mock).
+using host_arena = umsync_test::host_only;
 #endif
-};
 
 void use(umsync::stream<compute> const& s, host_arena& arena)
 {

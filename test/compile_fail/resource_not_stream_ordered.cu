@@ -6,26 +6,18 @@
 #include <umsync/memory/resource.hpp>
 #include <umsync/stream.hpp>
 
+#include "../support/mock_resources.hpp"
+
 #include <cstddef>
 
 struct compute {};
 
-// Synchronous allocation only, under both CCCL spellings (3.0: allocate; 3.1: allocate_sync).
-struct synchronous_arena {
-  void* allocate(std::size_t, std::size_t) { return nullptr; }
-  void deallocate(void*, std::size_t, std::size_t) {}
-  void* allocate_sync(std::size_t, std::size_t) { return nullptr; }
-  void deallocate_sync(void*, std::size_t, std::size_t) {}
 #if defined(UMSYNC_CF_CONTROL)
-  // The same resource, stream-ordered too: accepted.
-  void* allocate_async(std::size_t, std::size_t, cuda::stream_ref) { return nullptr; }
-  void deallocate_async(void*, std::size_t, std::size_t, cuda::stream_ref) {}
-  void* allocate(cuda::stream_ref, std::size_t, std::size_t) { return nullptr; }
-  void deallocate(cuda::stream_ref, void*, std::size_t, std::size_t) {}
+using synchronous_arena = umsync_test::null_arena;  // the same, stream-ordered too: accepted
+#else
+// Synchronous allocation only (the tests' shared mock; 3.0: allocate, 3.1: allocate_sync).
+using synchronous_arena = umsync_test::synchronous_only;
 #endif
-  bool operator==(synchronous_arena const&) const { return true; }
-  friend void get_property(synchronous_arena const&, cuda::mr::device_accessible) noexcept {}
-};
 
 void use(umsync::stream<compute> const& s, synchronous_arena& arena)
 {

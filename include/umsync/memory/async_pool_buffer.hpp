@@ -14,7 +14,9 @@
 // A buffer may also take its memory from a cuda::mr resource (resource.hpp): any lvalue that
 // models stream_ordered_resource (RMM's, CCCL's, a user's), or a device_resource_ref such as
 // rmm::mr::get_current_device_resource_ref(). The buffer borrows the resource: it must outlive
-// the buffer, as for RMM's device_buffer. The memory is asked for 256-aligned, ordered on the
+// the buffer. (RMM's device_buffer does not borrow: since RMM 26.x it holds a
+// cuda::mr::any_resource, an owning copy of its resource; to make one refer to a resource instead,
+// pass it a device_resource_ref.) The memory is asked for 256-aligned, ordered on the
 // buffer's stream, and given back to the same resource on the stream the buffer is bound to
 // then (after a transfer, the new one). A resource that is synchronous only, whose memory is not
 // device accessible, or that is a temporary is refused at compile time; a resource that runs out
@@ -232,9 +234,10 @@ class async_pool_buffer {
                                     "the resource of a cuda::mr resource reference", where);
     } else if constexpr (!std::is_lvalue_reference_v<Resource>) {
       static_assert(detail::dependent_false<R>,
-                    "umsync: async_pool_buffer borrows its resource, which must outlive the buffer (as for RMM's "
-                    "device_buffer), and a temporary dies first: name the resource as a variable, or pass a "
-                    "umsync::device_resource_ref to one");
+                    "umsync: async_pool_buffer borrows its resource (it holds no owning copy, unlike RMM's "
+                    "device_buffer and its cuda::mr::any_resource), so the resource must outlive the buffer and a "
+                    "temporary dies first: name the resource as a variable, or wrap a named one in a "
+                    "umsync::device_resource_ref to pass a reference");
       return {};
     } else {
       return allocate_from_resource(count, stream, resource, detail::borrowed_resource::object(resource),

@@ -7,14 +7,33 @@
 // device's default pool.
 //
 // Both are CCCL memory resources (cuda::mr, resource.hpp) whose memory is device accessible,
-// under either CCCL's names, so a library that takes a resource (RMM, Thrust, CCCL's own
-// containers) can allocate from an umsync pool:
+// spelled as the CCCL they are compiled with spells them, and only so (resource.hpp's table),
+// so a library that takes a resource (RMM, Thrust, CCCL's own containers) can allocate from an
+// umsync pool, and no call is stream-ordered or synchronous by the order of its arguments:
 //
 //   umsync::memory_pool pool;
-//   void* p = pool.allocate(stream, bytes, 256);   // CCCL 3.1+; CCCL 3.0: allocate_async(bytes, 256, stream)
+//   #if UMSYNC_DETAIL_CCCL_STREAM_ORDERED_ALLOCATE                 // CCCL 3.1 and later
+//   void* p = pool.allocate(stream, bytes, 256);                     // ordered on stream
 //   pool.deallocate(stream, p, bytes, 256);
+//   void* q = pool.allocate_sync(bytes, 256);                        // usable on any stream at return
+//   #else                                                            // CCCL 3.0 (CUDA 13.0's toolkit)
+//   void* p = pool.allocate_async(bytes, 256, stream);
+//   pool.deallocate_async(p, bytes, 256, stream);
+//   void* q = pool.allocate(bytes, 256);
+//   #endif
 //   umsync::memory_pool_ref handle = pool;
 //   umsync::device_resource_ref ref = handle;      // cuda::mr's type-erased reference, to the handle
+//
+// Code for either CCCL allocates through a device_resource_ref or through an async_pool_buffer,
+// whose calls are spelled once for both (resource.hpp's detail::allocate_from).
+//
+// Design: the four cuda::mr members are written once, in detail::pool_resource<Derived>, a base
+// of both types (CRTP); each spelling exists under the CCCL that defines it and no other. A
+// derived type says only which pool it allocates from (pool_to_allocate_from: a moved-from
+// memory_pool throws usage_error there); a free needs no pool (cudaFreeAsync), so it cannot
+// throw. detail::one_spelling_per_operation below each class is its conformance check, the
+// cuda::mr concepts themselves are asserted in resource.hpp (this header leaves them out: they
+// are costly to parse, docs/compile-cost.md).
 //
 // CCCL 3.1's resource_ref refers to copyable resources only, so a reference is made to a
 // memory_pool_ref (which must outlive it), not to the move-only memory_pool (docs/resources.md).
@@ -61,9 +80,219 @@ template <class Failure>
   throw failure;
 }
 
+/// The calls behind a pool's cuda::mr members (pool_resource), on a raw pool handle.
+struct pool_calls {
+  static void check_alignment(std::size_t alignment)
+  {
+    if (!pool_alignment_ok(alignment)) [[unlikely]] {
+      throw invalid_argument("memory_pool_ref::allocate with alignment " + std::to_string(alignment) +
+                             ": a pool's alignment is a power of two of at most 256 (every pool allocation is "
+                             "256-aligned)");
+    }
+  }
+  /// After check_alignment (the arguments are checked before the pool is asked for).
+  static void* allocate_on(cudaMemPool_t pool, cudaStream_t stream, std::size_t bytes,
+                           std::source_location const& where)
+  {
+    if (bytes == 0) {
+      return nullptr;  // the runtime rejects some zero sizes; nothing to give back later either
+    }
+    void* memory = nullptr;
+    cudaError_t const status = cudaMallocFromPoolAsync(&memory, bytes, pool, stream);
+    if (status != cudaSuccess) [[unlikely]] {
+      report_failure(pool, status, bytes, where);
+    }
+    return memory;
+  }
+  static void free_on(cudaStream_t stream, void* memory, std::source_location const& where) noexcept
+  {
+    if (memory != nullptr) {
+      report_in_destructor(cudaFreeAsync(memory, stream), "cudaFreeAsync (memory_pool_ref::deallocate)", where);
+    }
+  }
+  /// Allocated on the calling thread's default stream, which is then synchronized.
+  static void* allocate_synchronized(cudaMemPool_t pool, std::size_t bytes, std::source_location const& where)
+  {
+    void* const memory = allocate_on(pool, cudaStreamPerThread, bytes, where);
+    if (memory == nullptr) {
+      return nullptr;  // zero bytes: nothing allocated, nothing to wait for (and no CUDA call)
+    }
+    cudaError_t const status = cudaStreamSynchronize(cudaStreamPerThread);
+    if (status != cudaSuccess) {
+      static_cast<void>(cudaFreeAsync(memory, cudaStreamPerThread));  // never handed out: give it back
+      throw_resource_failure(cuda_error(status, "cudaStreamSynchronize (memory_pool_ref::allocate_sync)", where));
+    }
+    return memory;
+  }
+  static void free_synchronized(void* memory, std::source_location const& where) noexcept
+  {
+    if (memory == nullptr) {
+      return;
+    }
+    free_on(cudaStreamPerThread, memory, where);
+    report_in_destructor(cudaStreamSynchronize(cudaStreamPerThread),
+                         "cudaStreamSynchronize (memory_pool_ref::deallocate_sync)", where);
+  }
+
+ private:
+  [[noreturn]] static void report_failure(cudaMemPool_t pool, cudaError_t status, std::size_t bytes,
+                                          std::source_location const& where)
+  {
+    if (status == cudaErrorMemoryAllocation) {
+      static_cast<void>(cudaGetLastError());
+      throw_resource_failure(bad_alloc(bytes, "umsync::memory_pool_ref (cudaMallocFromPoolAsync)", describe_state(pool),
+                                       where));
+    }
+    throw_resource_failure(cuda_error(status, "cudaMallocFromPoolAsync (memory_pool_ref::allocate)", where));
+  }
+  /// What a bad_alloc says about the pool; never throws a CUDA failure of its own.
+  static std::string describe_state(cudaMemPool_t pool)
+  {
+    std::uint64_t reserved = 0;
+    std::uint64_t used = 0;
+    if (cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved) != cudaSuccess ||
+        cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used) != cudaSuccess) {
+      static_cast<void>(cudaGetLastError());
+      return "pool state unreadable";
+    }
+    return "pool reserved " + std::to_string(reserved) + " B, used " + std::to_string(used) + " B";
+  }
+};
+
+/// The cuda::mr members of memory_pool_ref and memory_pool, written once: a stream-ordered
+/// resource of device-accessible memory in the spelling of the CCCL this is compiled with
+/// (resource.hpp's table), and in no other. `Derived` gives `pool_to_allocate_from(where)`.
+///
+/// The alignment must be a power of two of at most 256, the alignment of every pool allocation,
+/// else invalid_argument (checked first, also for a moved-from pool); out of memory is bad_alloc naming the pool, and any other failed CUDA
+/// call cuda_error (in a program that includes umsync/rmm.hpp: RMM's out_of_memory and
+/// bad_alloc, each also a umsync::error with the same message). Zero bytes allocate nothing (a
+/// null pointer), and a null pointer frees nothing. A free cannot throw (CCCL 3.1's
+/// resource_ref calls it noexcept, and buffers free in destructors): its failure goes to the
+/// destructor error handler. The pool knows each allocation's size and alignment, so a free
+/// ignores both.
+template <class Derived>
+class pool_resource {
+ public:
+#if UMSYNC_DETAIL_CCCL_STREAM_ORDERED_ALLOCATE
+  /// `bytes` ordered on `stream` (cudaMallocFromPoolAsync).
+  template <stream_ref_argument Stream>
+  [[nodiscard]] void* allocate(Stream const& stream, std::size_t bytes, std::size_t alignment,
+                               std::source_location where = std::source_location::current()) const
+  {
+    pool_calls::check_alignment(alignment);
+    return pool_calls::allocate_on(self().pool_to_allocate_from(where), raw_stream_of(stream), bytes, where);
+  }
+  /// Frees `memory` ordered on `stream` (cudaFreeAsync).
+  template <stream_ref_argument Stream>
+  void deallocate(Stream const& stream, void* memory, std::size_t /*bytes*/, std::size_t /*alignment*/,
+                  std::source_location where = std::source_location::current()) const noexcept
+  {
+    pool_calls::free_on(raw_stream_of(stream), memory, where);
+  }
+  /// `bytes` usable on any stream on return: allocated on the calling thread's default stream,
+  /// which is then synchronized (as RMM's cuda_async_memory_resource does).
+  [[nodiscard]] void* allocate_sync(std::size_t bytes, std::size_t alignment,
+                                    std::source_location where = std::source_location::current()) const
+  {
+    pool_calls::check_alignment(alignment);
+    return pool_calls::allocate_synchronized(self().pool_to_allocate_from(where), bytes, where);
+  }
+  /// Frees `memory`, which no queued work may still use, and returns once the pool has it back.
+  void deallocate_sync(void* memory, std::size_t /*bytes*/, std::size_t /*alignment*/,
+                       std::source_location where = std::source_location::current()) const noexcept
+  {
+    pool_calls::free_synchronized(memory, where);
+  }
+#else
+  /// `bytes` ordered on `stream` (cudaMallocFromPoolAsync).
+  template <stream_ref_argument Stream>
+  [[nodiscard]] void* allocate_async(std::size_t bytes, std::size_t alignment, Stream const& stream,
+                                     std::source_location where = std::source_location::current()) const
+  {
+    pool_calls::check_alignment(alignment);
+    return pool_calls::allocate_on(self().pool_to_allocate_from(where), raw_stream_of(stream), bytes, where);
+  }
+  /// Frees `memory` ordered on `stream` (cudaFreeAsync).
+  template <stream_ref_argument Stream>
+  void deallocate_async(void* memory, std::size_t /*bytes*/, std::size_t /*alignment*/, Stream const& stream,
+                        std::source_location where = std::source_location::current()) const noexcept
+  {
+    pool_calls::free_on(raw_stream_of(stream), memory, where);
+  }
+  /// `bytes` usable on any stream on return: allocated on the calling thread's default stream,
+  /// which is then synchronized (as RMM's cuda_async_memory_resource does).
+  [[nodiscard]] void* allocate(std::size_t bytes, std::size_t alignment,
+                               std::source_location where = std::source_location::current()) const
+  {
+    pool_calls::check_alignment(alignment);
+    return pool_calls::allocate_synchronized(self().pool_to_allocate_from(where), bytes, where);
+  }
+  /// Frees `memory`, which no queued work may still use, and returns once the pool has it back.
+  void deallocate(void* memory, std::size_t /*bytes*/, std::size_t /*alignment*/,
+                  std::source_location where = std::source_location::current()) const noexcept
+  {
+    pool_calls::free_synchronized(memory, where);
+  }
+#endif
+
+ private:
+  [[nodiscard]] Derived const& self() const noexcept { return static_cast<Derived const&>(*this); }
+};
+
+/// R has CCCL 3.1's four names: allocate(stream, bytes, alignment), deallocate(stream, p, bytes,
+/// alignment), allocate_sync(bytes, alignment), deallocate_sync(p, bytes, alignment).
+template <class R>
+concept spelled_as_cccl31 = requires(R const& r, cudaStream_t s, void* p, std::size_t n)
+{
+  r.allocate(s, n, n);
+  r.deallocate(s, p, n, n);
+  r.allocate_sync(n, n);
+  r.deallocate_sync(p, n, n);
+};
+/// R has CCCL 3.0's four names: allocate_async(bytes, alignment, stream), deallocate_async(p,
+/// bytes, alignment, stream), allocate(bytes, alignment), deallocate(p, bytes, alignment).
+template <class R>
+concept spelled_as_cccl30 = requires(R const& r, cudaStream_t s, void* p, std::size_t n)
+{
+  r.allocate_async(n, n, s);
+  r.deallocate_async(p, n, n, s);
+  r.allocate(n, n);
+  r.deallocate(p, n, n);
+};
+/// R has any one of CCCL 3.1's names with 3.1's arguments.
+template <class R>
+concept has_a_cccl31_name = requires(R const& r, cudaStream_t s, std::size_t n)
+{
+  r.allocate(s, n, n);
+}
+|| requires(R const& r, cudaStream_t s, void* p, std::size_t n) { r.deallocate(s, p, n, n); }
+|| requires(R const& r, std::size_t n) { r.allocate_sync(n, n); }
+|| requires(R const& r, void* p, std::size_t n) { r.deallocate_sync(p, n, n); };
+/// R has any one of CCCL 3.0's names with 3.0's arguments.
+template <class R>
+concept has_a_cccl30_name = requires(R const& r, cudaStream_t s, std::size_t n)
+{
+  r.allocate_async(n, n, s);
+}
+|| requires(R const& r, cudaStream_t s, void* p, std::size_t n) { r.deallocate_async(p, n, n, s); }
+|| requires(R const& r, std::size_t n) { r.allocate(n, n); }
+|| requires(R const& r, void* p, std::size_t n) { r.deallocate(p, n, n); };
+
+/// R has each cuda::mr operation under this CCCL's name only, so that no call is stream-ordered
+/// or synchronous by the order of its arguments (the conformance check under each pool type;
+/// the cuda::mr concepts are asserted in resource.hpp).
+#if UMSYNC_DETAIL_CCCL_STREAM_ORDERED_ALLOCATE
+template <class R>
+concept one_spelling_per_operation = spelled_as_cccl31<R> && !has_a_cccl30_name<R>;
+#else
+template <class R>
+concept one_spelling_per_operation = spelled_as_cccl30<R> && !has_a_cccl31_name<R>;
+#endif
+
 }  // namespace detail
 
-class memory_pool_ref {
+class memory_pool_ref : public detail::pool_resource<memory_pool_ref> {
  public:
   /// Keeps all memory the pool has reserved until trimmed or destroyed.
   static constexpr std::uint64_t keep_everything = std::numeric_limits<std::uint64_t>::max();
@@ -154,136 +383,17 @@ class memory_pool_ref {
     check(cudaMemPoolSetAccess(handle_, &desc, 1), "cudaMemPoolSetAccess", where);
   }
 
-  // cuda::mr (resource.hpp): a stream-ordered resource of device-accessible memory, under both
-  // CCCL's names. The alignment must be a power of two of at most 256, the alignment of every
-  // pool allocation, else invalid_argument; out of memory is bad_alloc naming the pool, and any
-  // other failed CUDA call cuda_error (in a program that includes umsync/rmm.hpp: RMM's
-  // out_of_memory and bad_alloc, each also a umsync::error with the same message). Zero
-  // bytes allocate nothing (a null pointer), and a null pointer frees nothing. A free cannot
-  // throw (CCCL 3.1's resource_ref calls it noexcept, and buffers free in destructors): its
-  // failure goes to the destructor error handler. The pool knows each allocation's size and
-  // alignment, so a free ignores both.
-
-  /// `bytes` ordered on `stream` (cudaMallocFromPoolAsync): CCCL 3.1's stream-ordered name.
-  template <detail::stream_ref_argument Stream>
-  [[nodiscard]] void* allocate(Stream const& stream, std::size_t bytes, std::size_t alignment,
-                               std::source_location where = std::source_location::current()) const
-  {
-    return allocate_on(detail::raw_stream_of(stream), bytes, alignment, where);
-  }
-  /// Frees `memory` ordered on `stream` (cudaFreeAsync): CCCL 3.1's stream-ordered name.
-  template <detail::stream_ref_argument Stream>
-  void deallocate(Stream const& stream, void* memory, std::size_t /*bytes*/, std::size_t /*alignment*/,
-                  std::source_location where = std::source_location::current()) const noexcept
-  {
-    free_on(detail::raw_stream_of(stream), memory, where);
-  }
-  /// allocate(stream, bytes, alignment) by CCCL 3.0's name.
-  template <detail::stream_ref_argument Stream>
-  [[nodiscard]] void* allocate_async(std::size_t bytes, std::size_t alignment, Stream const& stream,
-                                     std::source_location where = std::source_location::current()) const
-  {
-    return allocate_on(detail::raw_stream_of(stream), bytes, alignment, where);
-  }
-  /// deallocate(stream, memory, bytes, alignment) by CCCL 3.0's name.
-  template <detail::stream_ref_argument Stream>
-  void deallocate_async(void* memory, std::size_t /*bytes*/, std::size_t /*alignment*/, Stream const& stream,
-                        std::source_location where = std::source_location::current()) const noexcept
-  {
-    free_on(detail::raw_stream_of(stream), memory, where);
-  }
-
-  /// `bytes` usable on any stream on return: allocated on the calling thread's default stream,
-  /// which is then synchronized (as RMM's cuda_async_memory_resource does). CCCL 3.1's name.
-  [[nodiscard]] void* allocate_sync(std::size_t bytes, std::size_t alignment,
-                                    std::source_location where = std::source_location::current()) const
-  {
-    void* const memory = allocate_on(cudaStreamPerThread, bytes, alignment, where);
-    synchronize_allocation_stream(memory, where);
-    return memory;
-  }
-  /// Frees `memory`, which no queued work may still use, and returns once the pool has it back.
-  /// CCCL 3.1's name.
-  void deallocate_sync(void* memory, std::size_t /*bytes*/, std::size_t /*alignment*/,
-                       std::source_location where = std::source_location::current()) const noexcept
-  {
-    free_on(cudaStreamPerThread, memory, where);
-    detail::report_in_destructor(cudaStreamSynchronize(cudaStreamPerThread),
-                                 "cudaStreamSynchronize (memory_pool_ref::deallocate_sync)", where);
-  }
-  /// allocate_sync by CCCL 3.0's name.
-  [[nodiscard]] void* allocate(std::size_t bytes, std::size_t alignment,
-                               std::source_location where = std::source_location::current()) const
-  {
-    return allocate_sync(bytes, alignment, where);
-  }
-  /// deallocate_sync by CCCL 3.0's name.
-  void deallocate(void* memory, std::size_t bytes, std::size_t alignment,
-                  std::source_location where = std::source_location::current()) const noexcept
-  {
-    deallocate_sync(memory, bytes, alignment, where);
-  }
-
   /// A pool's memory lives on a device: cuda::mr::device_accessible.
   friend void get_property(memory_pool_ref const&, cuda::mr::device_accessible) noexcept {}
 
-  friend constexpr bool operator==(memory_pool_ref, memory_pool_ref) noexcept = default;
+  friend constexpr bool operator==(memory_pool_ref a, memory_pool_ref b) noexcept { return a.handle_ == b.handle_; }
 
  private:
-  void* allocate_on(cudaStream_t stream, std::size_t bytes, std::size_t alignment,
-                    std::source_location const& where) const
+  friend class detail::pool_resource<memory_pool_ref>;
+  /// A handle allocates from its pool as it is (a null one fails in CUDA, after the checks).
+  [[nodiscard]] constexpr cudaMemPool_t pool_to_allocate_from(std::source_location const&) const noexcept
   {
-    check_alignment(alignment);
-    if (bytes == 0) {
-      return nullptr;  // the runtime rejects some zero sizes; nothing to give back later either
-    }
-    void* memory = nullptr;
-    cudaError_t const status = cudaMallocFromPoolAsync(&memory, bytes, handle_, stream);
-    if (status != cudaSuccess) [[unlikely]] {
-      report_failure(status, bytes, where);
-    }
-    return memory;
-  }
-  static void free_on(cudaStream_t stream, void* memory, std::source_location const& where) noexcept
-  {
-    if (memory != nullptr) {
-      detail::report_in_destructor(cudaFreeAsync(memory, stream), "cudaFreeAsync (memory_pool_ref::deallocate)", where);
-    }
-  }
-  [[noreturn]] void report_failure(cudaError_t status, std::size_t bytes, std::source_location const& where) const
-  {
-    if (status == cudaErrorMemoryAllocation) {
-      static_cast<void>(cudaGetLastError());
-      detail::throw_resource_failure(bad_alloc(bytes, "umsync::memory_pool_ref (cudaMallocFromPoolAsync)",
-                                               describe_state(), where));
-    }
-    detail::throw_resource_failure(cuda_error(status, "cudaMallocFromPoolAsync (memory_pool_ref::allocate)", where));
-  }
-  static void synchronize_allocation_stream(void* memory, std::source_location const& where)
-  {
-    cudaError_t const status = cudaStreamSynchronize(cudaStreamPerThread);
-    if (status != cudaSuccess) {
-      static_cast<void>(cudaFreeAsync(memory, cudaStreamPerThread));  // never handed out: give it back
-      detail::throw_resource_failure(cuda_error(status, "cudaStreamSynchronize (memory_pool_ref::allocate_sync)",
-                                                where));
-    }
-  }
-  static void check_alignment(std::size_t alignment)
-  {
-    if (!detail::pool_alignment_ok(alignment)) [[unlikely]] {
-      throw invalid_argument("memory_pool_ref::allocate with alignment " + std::to_string(alignment) +
-                             ": a pool's alignment is a power of two of at most 256 (every pool allocation is "
-                             "256-aligned)");
-    }
-  }
-  /// What a bad_alloc says about the pool; never throws a CUDA failure of its own.
-  std::string describe_state() const
-  {
-    try {
-      return "pool reserved " + std::to_string(reserved_bytes()) + " B, used " + std::to_string(used_bytes()) + " B";
-    } catch (cuda_error const&) {
-      return "pool state unreadable";
-    }
+    return handle_;
   }
 
   std::uint64_t attribute(cudaMemPoolAttr attr, char const* name,
@@ -307,6 +417,7 @@ class memory_pool_ref {
 
   cudaMemPool_t handle_;
 };
+static_assert(detail::one_spelling_per_operation<memory_pool_ref>);
 
 struct memory_pool_options {
   int device = 0;  ///< where the memory lives
@@ -349,7 +460,7 @@ constexpr void reject_temporary_pool() noexcept
 
 /// An owning pool on one device. Move-only; destroying it while allocations from it are
 /// still alive is a bug the driver defers (it frees the pool when they are freed).
-class memory_pool {
+class memory_pool : public detail::pool_resource<memory_pool> {
  public:
   explicit memory_pool(memory_pool_options options = {}, std::source_location where = std::source_location::current())
   {
@@ -393,61 +504,9 @@ class memory_pool {
   }
   [[nodiscard]] cudaMemPool_t get() const { return ref().get(); }
 
-  // cuda::mr (resource.hpp), as memory_pool_ref's members. Allocating from a moved-from pool
-  // throws usage_error; freeing needs no pool (cudaFreeAsync), so it works and cannot throw.
-
-  /// `bytes` ordered on `stream`: CCCL 3.1's stream-ordered name.
-  template <detail::stream_ref_argument Stream>
-  [[nodiscard]] void* allocate(Stream const& stream, std::size_t bytes, std::size_t alignment,
-                               std::source_location where = std::source_location::current()) const
-  {
-    return ref().allocate(stream, bytes, alignment, where);
-  }
-  /// Frees `memory` ordered on `stream`: CCCL 3.1's stream-ordered name.
-  template <detail::stream_ref_argument Stream>
-  void deallocate(Stream const& stream, void* memory, std::size_t bytes, std::size_t alignment,
-                  std::source_location where = std::source_location::current()) const noexcept
-  {
-    memory_pool_ref(handle_.get()).deallocate(stream, memory, bytes, alignment, where);
-  }
-  /// allocate(stream, bytes, alignment) by CCCL 3.0's name.
-  template <detail::stream_ref_argument Stream>
-  [[nodiscard]] void* allocate_async(std::size_t bytes, std::size_t alignment, Stream const& stream,
-                                     std::source_location where = std::source_location::current()) const
-  {
-    return ref().allocate(stream, bytes, alignment, where);
-  }
-  /// deallocate(stream, memory, bytes, alignment) by CCCL 3.0's name.
-  template <detail::stream_ref_argument Stream>
-  void deallocate_async(void* memory, std::size_t bytes, std::size_t alignment, Stream const& stream,
-                        std::source_location where = std::source_location::current()) const noexcept
-  {
-    memory_pool_ref(handle_.get()).deallocate(stream, memory, bytes, alignment, where);
-  }
-  /// `bytes` usable on any stream on return (memory_pool_ref::allocate_sync). CCCL 3.1's name.
-  [[nodiscard]] void* allocate_sync(std::size_t bytes, std::size_t alignment,
-                                    std::source_location where = std::source_location::current()) const
-  {
-    return ref().allocate_sync(bytes, alignment, where);
-  }
-  /// Frees `memory`, which no queued work may still use (memory_pool_ref::deallocate_sync).
-  void deallocate_sync(void* memory, std::size_t bytes, std::size_t alignment,
-                       std::source_location where = std::source_location::current()) const noexcept
-  {
-    memory_pool_ref(handle_.get()).deallocate_sync(memory, bytes, alignment, where);
-  }
-  /// allocate_sync by CCCL 3.0's name.
-  [[nodiscard]] void* allocate(std::size_t bytes, std::size_t alignment,
-                               std::source_location where = std::source_location::current()) const
-  {
-    return ref().allocate_sync(bytes, alignment, where);
-  }
-  /// deallocate_sync by CCCL 3.0's name.
-  void deallocate(void* memory, std::size_t bytes, std::size_t alignment,
-                  std::source_location where = std::source_location::current()) const noexcept
-  {
-    memory_pool_ref(handle_.get()).deallocate_sync(memory, bytes, alignment, where);
-  }
+  // cuda::mr (resource.hpp): detail::pool_resource's members, as memory_pool_ref's. Allocating
+  // from a moved-from pool throws usage_error; freeing needs no pool (cudaFreeAsync), so it works
+  // and cannot throw.
 
   /// A pool's memory lives on a device: cuda::mr::device_accessible.
   friend void get_property(memory_pool const&, cuda::mr::device_accessible) noexcept {}
@@ -459,9 +518,16 @@ class memory_pool {
   }
 
  private:
+  friend class detail::pool_resource<memory_pool>;
+  [[nodiscard]] cudaMemPool_t pool_to_allocate_from(std::source_location const&) const
+  {
+    return handle_.get_or_throw("umsync::memory_pool");
+  }
+
   explicit memory_pool(cudaMemPool_t handle) noexcept : handle_(handle, detail::destroy_pool{.imported = true}) {}
 
   detail::unique_handle<cudaMemPool_t, detail::destroy_pool> handle_;
 };
+static_assert(detail::one_spelling_per_operation<memory_pool>);
 
 UMSYNC_NAMESPACE_END

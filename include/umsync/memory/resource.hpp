@@ -19,7 +19,9 @@
 //
 // `stream_ordered_resource<R>` is that test, `device_resource_ref` that reference type, and
 // `detail::allocate_from` / `detail::deallocate_to` call the stream-ordered pair by its name in
-// this CCCL. umsync's own `memory_pool` and `memory_pool_ref` carry both spellings.
+// this CCCL. umsync's own `memory_pool` and `memory_pool_ref` have this CCCL's column only (no
+// member is stream-ordered or synchronous by the order of its arguments); their conformance is
+// asserted below the concepts.
 //
 // This is the header of resources: umsync's pools and buffers themselves include only
 // detail/resource_properties.hpp, so that a translation unit that uses no resource does not
@@ -31,6 +33,7 @@
 #include <umsync/detail/resource_properties.hpp>
 #include <umsync/detail/type_name.hpp>
 #include <umsync/error.hpp>
+#include <umsync/memory/memory_pool.hpp>
 
 #include <cuda/memory_resource>
 #include <cuda/stream_ref>
@@ -64,6 +67,15 @@ concept stream_ordered_resource = cuda::mr::async_resource_with<R, cuda::mr::dev
 /// resource it refers to must outlive it (and everything allocated through it).
 using device_resource_ref = cuda::mr::async_resource_ref<cuda::mr::device_accessible>;
 #endif
+
+// umsync's pools conform, in this CCCL's spelling (as RMM asserts under each resource; the
+// concepts stay out of memory_pool.hpp, which asserts the one spelling of each member itself).
+// The move-only memory_pool is a resource, and only its copyable handle can be referred to by
+// CCCL 3.1's resource_ref, so the reference is asserted of the handle.
+static_assert(stream_ordered_resource<memory_pool>);
+static_assert(stream_ordered_resource<memory_pool_ref>);
+static_assert(!cuda::has_property<memory_pool_ref, cuda::mr::host_accessible>);
+static_assert(std::is_constructible_v<device_resource_ref, memory_pool_ref&>);
 
 namespace detail {
 
@@ -175,8 +187,9 @@ inline constexpr bool is_resource_ref<cuda::mr::basic_resource_ref<Kind, Propert
 /// through. Always inlined: called out of line, its exception frame was about half of what a
 /// buffer adds to the resource's own allocate and deallocate (docs/rmm.md).
 template <class Resource>
-[[gnu::always_inline]] inline cudaError_t allocate_or_report(Resource& resource, cudaStream_t stream, std::size_t bytes, void*& memory,
-                               std::string_view name, std::source_location const& where)
+[[gnu::always_inline]] inline cudaError_t allocate_or_report(Resource& resource, cudaStream_t stream, std::size_t bytes,
+                                                             void*& memory, std::string_view name,
+                                                             std::source_location const& where)
 {
   try {
     memory = allocate_from(resource, stream, bytes, device_allocation_alignment);
