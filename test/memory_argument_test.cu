@@ -1,4 +1,4 @@
-// GPU tests of umsync/memory/memory_argument.hpp: nullptr for an optional pointer parameter is
+// GPU tests of umsync/memory/detail/memory_argument.hpp: nullptr for an optional pointer parameter is
 // no memory and passes to a kernel and to a library call's callable unchecked; memory in the
 // same position is still checked and used. Fresh random inputs, outputs poisoned.
 #include "support/gpu_test.hpp"

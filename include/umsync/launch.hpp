@@ -24,7 +24,7 @@
 #include <umsync/detail/debug/checker_hooks.hpp>
 #include <umsync/detail/dependent_false.hpp>
 #include <umsync/error.hpp>
-#include <umsync/memory/memory_argument.hpp>
+#include <umsync/memory/detail/memory_argument.hpp>
 #include <umsync/memory/memory_range.hpp>
 #include <umsync/pdl.hpp>
 #include <umsync/stream_view.hpp>
@@ -56,7 +56,7 @@ namespace detail {
 /// `StreamTag`. Memory counts as written when the parameter is T*, as read when it is T const*.
 /// Each rule is checked here, where the argument meets its parameter, so a mistake is reported
 /// by its rule and not by the cast in launch(); the rules for memory are library_call's too
-/// (memory/memory_argument.hpp).
+/// (memory/detail/memory_argument.hpp).
 template <class StreamTag, class Param, class Argument>
 decltype(auto) kernel_argument(Argument&& argument, cudaStream_t stream, std::source_location const& where)
 {

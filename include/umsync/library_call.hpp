@@ -14,7 +14,7 @@
 // The callable receives the raw cudaStream_t first, then one argument per argument given.
 // Arguments that are memory (memory_range.hpp: umsync's buffers and spans, and any type that
 // answers umsync_memory) become raw pointers, under the rules launch keeps
-// (memory/memory_argument.hpp): memory bound to a stream tag other than the stream's does not
+// (memory/detail/memory_argument.hpp): memory bound to a stream tag other than the stream's does not
 // compile, nor does pageable host memory, nor read-only memory given to a T* parameter, nor
 // memory of T given to anything but T* or T const*. Everything else (sizes, scalars, handles, a
 // raw host pointer to alpha) passes through unchanged. A raw cudaStream_t as the stream does not
@@ -37,7 +37,7 @@
 
 #include <umsync/config.hpp>
 #include <umsync/detail/dependent_false.hpp>
-#include <umsync/memory/memory_argument.hpp>
+#include <umsync/memory/detail/memory_argument.hpp>
 #include <umsync/memory/memory_range.hpp>
 #include <umsync/stream_view.hpp>
 

@@ -16,7 +16,7 @@
 #include <umsync/detail/debug/checker_hooks.hpp>
 #include <umsync/detail/dependent_false.hpp>
 #include <umsync/error.hpp>
-#include <umsync/memory/memory_kind_check.hpp>
+#include <umsync/memory/detail/memory_kind_check.hpp>
 #include <umsync/memory/memory_range.hpp>
 #include <umsync/memory/memory_span.hpp>
 #include <umsync/stream_view.hpp>

@@ -24,7 +24,7 @@
 #include <umsync/detail/dependent_false.hpp>
 #include <umsync/detail/driver_entry.hpp>
 #include <umsync/error.hpp>
-#include <umsync/memory/memory_kind_check.hpp>
+#include <umsync/memory/detail/memory_kind_check.hpp>
 #include <umsync/memory/memory_range.hpp>
 #include <umsync/stream_view.hpp>
 

@@ -1,4 +1,4 @@
-// umsync/memory/memory_argument.hpp: the rules memory meets where it becomes a raw pointer.
+// umsync/memory/detail/memory_argument.hpp: the rules memory meets where it becomes a raw pointer.
 //
 // launch (launch.hpp) and library_call (library_call.hpp) both hand memory to code that only
 // takes raw pointers: a kernel, or a library (cuBLAS, CUB, NCCL-like C APIs) called with the
@@ -16,13 +16,12 @@
 // the memory's kind at run time and note the access with the ordering checker: a read when the
 // parameter is T const* (or the memory is const), a write otherwise.
 //
-// This header is detail: it lives in memory/ because the rules are the memory protocol's, and a
-// header in detail/ may not include memory/ (test/scripts/include_layers_test.py).
+// Internal (memory/detail/): the rules are the memory protocol's, so they live in memory/'s layer.
 #pragma once
 
 #include <umsync/config.hpp>
 #include <umsync/detail/debug/checker_hooks.hpp>
-#include <umsync/memory/memory_kind_check.hpp>
+#include <umsync/memory/detail/memory_kind_check.hpp>
 #include <umsync/memory/memory_range.hpp>
 #include <umsync/stream_view.hpp>
 

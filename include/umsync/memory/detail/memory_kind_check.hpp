@@ -1,4 +1,4 @@
-// umsync/memory/memory_kind_check.hpp: the UMSYNC_DEBUG check that memory is the kind its span
+// umsync/memory/detail/memory_kind_check.hpp: the UMSYNC_DEBUG check that memory is the kind its span
 // says it is.
 //
 // A memory_span's kind is a promise (memory_span::adopt, a type's umsync_memory): nothing can
