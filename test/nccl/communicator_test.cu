@@ -2,7 +2,7 @@
 // visible GPU (ncclCommInitAll), one rank per device from a unique id passed as bytes, and
 // NCCL failures as umsync::nccl_error. Run on one GPU as a one-rank communicator; the parts
 // that need two or more GPUs say so and return when fewer are visible.
-#include "nccl/nccl_support.hpp"
+#include "support/nccl_support.hpp"
 
 #include <umsync/device.hpp>
 #include <umsync/nccl/communicator.hpp>

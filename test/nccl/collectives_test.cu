@@ -2,7 +2,7 @@
 // buckets, the compute -> communication -> compute handoff through typed edges, and NCCL
 // failures of a collective. One GPU: a one-rank communicator (the sum of one rank is its
 // input). Two or more: every visible GPU, one thread driving all of them through a group.
-#include "nccl/nccl_support.hpp"
+#include "support/nccl_support.hpp"
 #include "support/user_memory.hpp"
 
 #include <umsync/launch.hpp>
