@@ -215,7 +215,7 @@ TEST_CASE("a collective NCCL rejects throws nccl_error naming ncclAllReduce, and
       CHECK(e.code() == ncclInvalidArgument);
       CHECK(e.call() == "ncclAllReduce");
       CHECK(std::string(e.what()).find("umsync: ncclAllReduce failed with ncclInvalidArgument") != std::string::npos);
-      CHECK(std::string(e.what()).find("nccl_collectives_test.cu") != std::string::npos);
+      CHECK(std::string(e.what()).find("nccl/collectives_test.cu") != std::string::npos);
     }
     umsync::async_pool_buffer<u32, comm> short_receive(512, ns);
     CHECK_THROWS_AS(umsync::nccl::all_reduce(bucket, short_receive, umsync::nccl::reduction::sum, comms[0], ns),

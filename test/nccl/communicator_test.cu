@@ -144,7 +144,7 @@ TEST_CASE("a failing NCCL call throws nccl_error naming the call and NCCL's reas
     CHECK(e.code() != ncclSuccess);
     CHECK(e.call() == "ncclCommInitAll");
     CHECK(std::string(e.what()).find("umsync: ncclCommInitAll failed with nccl") != std::string::npos);
-    CHECK(std::string(e.what()).find("nccl_communicator_test.cu") != std::string::npos);
+    CHECK(std::string(e.what()).find("nccl/communicator_test.cu") != std::string::npos);
     CHECK(std::string(e.what()).find(ncclGetErrorString(e.code())) != std::string::npos);
   }
   // The same device twice.
