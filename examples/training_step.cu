@@ -10,7 +10,7 @@
 //
 // What the plan allows to capture: a phase entry gives memory advice and prefetches, which a
 // capture cannot hold (they would invalidate it; on a capturing_stream enter() does not compile,
-// test/compile_fail/phase_entry_on_capturing_stream.cu). So the step stays three phase entries
+// test/phase/compile_fail/phase_entry_on_capturing_stream.cu). So the step stays three phase entries
 // on the stream, and each phase's kernels and GEMMs become one graph, captured once inside that
 // phase's scope (whose views are const where the phase only reads) and launched inside it at
 // every step. The GEMMs go through umsync::library_call, which checks each buffer against the

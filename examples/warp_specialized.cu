@@ -15,7 +15,7 @@
 //
 // Under a CUDA tool (compute-sanitizer) only the lockstep kernel runs: racecheck does not count
 // barrier.arrive as synchronization and reports every hand-off of the arrive/wait pipeline as a
-// hazard (see test/named_barrier_test.cu, where the results are right).
+// hazard (see test/sync/named_barrier_test.cu, where the results are right).
 #include "support/example_main.hpp"
 
 #include <umsync/sync/barrier_plan.hpp>
@@ -49,7 +49,7 @@ using plan = umsync::barrier_plan<block_threads, umsync::reserved_barrier_ids<1,
                                   umsync::barrier_spec<12, 0xFF>>;                    // 4: all warps
 static_assert(plan::barrier_count == 5 && plan::barrier_type<0>::thread_count == block_threads);
 // Writing producer_consumer_spec<9, ...> twice, or an id in 1..7, would not compile:
-// test/compile_fail/barrier_plan_duplicate_id.cu and barrier_plan_reserved_id.cu.
+// test/sync/compile_fail/barrier_plan_duplicate_id.cu and sync/compile_fail/barrier_plan_reserved_id.cu.
 
 __host__ __device__ constexpr u32 work(u32 x, u32 tile)
 {

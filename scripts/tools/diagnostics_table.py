@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The table of umsync's compile-time rules in docs/diagnostics.md, made from the compile-fail
-tests (test/compile_fail/*.cu): each file's leading comment says the rule, its expect-error
+tests (test/compile_fail/*.cu and test/<folder>/compile_fail/*.cu): each file's leading comment says the rule, its expect-error
 lines give the message the compiler prints.
 
   scripts/tools/diagnostics_table.py           rewrite the table in docs/diagnostics.md
@@ -36,11 +36,12 @@ def escape(text):
 
 
 def table():
-    rows = ["| test (`test/compile_fail/`) | the rule | the message |", "|---|---|---|"]
-    for path in sorted((ROOT / "test" / "compile_fail").glob("*.cu")):
+    rows = ["| test (under `test/`) | the rule | the message |", "|---|---|---|"]
+    tests = ROOT / "test"
+    for path in sorted(tests.rglob("compile_fail/*.cu"), key=lambda p: p.relative_to(tests).as_posix()):
         summary, messages = rule_of(path)
         cell = "<br>".join("`" + escape(m) + "`" for m in messages)
-        rows.append(f"| `{path.name}` | {escape(summary)} | {cell} |")
+        rows.append(f"| `{path.relative_to(tests).as_posix()}` | {escape(summary)} | {cell} |")
     return "\n".join(rows)
 
 

@@ -1,5 +1,5 @@
 // The tests' mock cuda::mr resources, one set for every test (they were copied, and had drifted,
-// in resource_host_test.cpp, resource_test.cu, exec_policy_test.cu, test/cccl35/ and four
+// in memory/resource_host_test.cpp, memory/resource_test.cu, exec_policy_test.cu, test/cccl35/ and four
 // compile-fail tests). Each is spelled as the CCCL it is compiled with spells a resource
 // (umsync/memory/resource.hpp's table), and in no other spelling, as umsync's own pools are.
 //
@@ -13,7 +13,7 @@
 //                       and runs out on request (throws std::bad_alloc, or returns null).
 //
 // Only detail/resource_properties.hpp and <cuda/stream_ref> are included, so that a test may
-// leave out umsync/memory/resource.hpp (compile_fail/resource_header_missing.cu). Outside an
+// leave out umsync/memory/resource.hpp (memory/compile_fail/resource_header_missing.cu). Outside an
 // anonymous namespace: nvcc warns about an internal get_property that is never called (the
 // concepts only ask whether it could be).
 #pragma once

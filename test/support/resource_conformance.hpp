@@ -1,7 +1,7 @@
 // One conformance suite for stream-ordered resources, instantiated per resource (as RMM's
 // cpp/tests/mr/mr_ref_*_tests.cpp instantiate its shared typed suites): each fixture below makes
-// one resource, and resource_conformance_host_test.cpp (what holds without a device: concepts,
-// properties, equality, refused alignments, zero bytes) and resource_conformance_test.cu (the
+// one resource, and memory/resource_conformance_host_test.cpp (what holds without a device: concepts,
+// properties, equality, refused alignments, zero bytes) and memory/resource_conformance_test.cu (the
 // allocate / use / free round trips on a stream) run the same cases over every fixture listed in
 // UMSYNC_TEST_CONFORMING_RESOURCES. A new resource gets the whole suite by adding its fixture.
 //

@@ -7,7 +7,7 @@
 #include <umsync/memory/resource.hpp>
 #include <umsync/stream.hpp>
 
-#include "../support/mock_resources.hpp"
+#include "../../support/mock_resources.hpp"
 
 #include <cstddef>
 

@@ -10,7 +10,7 @@
 #  include <umsync/memory/resource.hpp>
 #endif
 
-#include "../support/mock_resources.hpp"
+#include "../../support/mock_resources.hpp"
 
 #include <cstddef>
 

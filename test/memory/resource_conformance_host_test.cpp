@@ -1,7 +1,7 @@
 // The conformance suite for stream-ordered resources (support/resource_conformance.hpp), what
 // holds without a device, over every conforming resource: umsync's memory_pool and
 // memory_pool_ref, a device_resource_ref to a pool, and the tests' counting_resource. The
-// allocate / use / free round trips on a stream are resource_conformance_test.cu's.
+// allocate / use / free round trips on a stream are memory/resource_conformance_test.cu's.
 #include "support/resource_conformance.hpp"
 
 #include <umsync/error.hpp>
@@ -91,7 +91,7 @@ TEST_CASE_TEMPLATE("conformance: zero bytes allocate nothing and a null pointer 
       umsync_test::deallocate_synchronously(resource, nullptr, 0, alignment);
     }
   } else {
-    MESSAGE("needs a created pool: resource_conformance_test.cu checks it on a device");
+    MESSAGE("needs a created pool: memory/resource_conformance_test.cu checks it on a device");
   }
 }
 

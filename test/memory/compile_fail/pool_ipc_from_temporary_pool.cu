@@ -2,7 +2,7 @@
 // hands out a descriptor of a pool destroyed at the end of the statement, and an
 // imported_allocation from a temporary imported pool maps memory through a pool that is gone
 // before the allocation is used: both refused where the pool becomes a handle
-// (exec_policy_from_temporary_pool.cu). Named pools compile.
+// (memory/compile_fail/exec_policy_from_temporary_pool.cu). Named pools compile.
 // expect-error: umsync: a memory_pool_ref is taken from a named memory_pool only: a temporary pool is destroyed at the end of its statement, and the policy, buffer or export holding its handle would use a destroyed pool; name the pool as a variable that outlives its users
 #include <umsync/memory/memory_pool.hpp>
 #include <umsync/memory/pool_ipc.hpp>

@@ -2,7 +2,7 @@
 // visible GPU (ncclCommInitAll), one rank per device from a unique id passed as bytes, and
 // NCCL failures as umsync::nccl_error. Run on one GPU as a one-rank communicator; the parts
 // that need two or more GPUs say so and return when fewer are visible.
-#include "nccl/nccl_support.hpp"
+#include "support/nccl_support.hpp"
 
 #include <umsync/device.hpp>
 #include <umsync/nccl/communicator.hpp>
@@ -144,7 +144,7 @@ TEST_CASE("a failing NCCL call throws nccl_error naming the call and NCCL's reas
     CHECK(e.code() != ncclSuccess);
     CHECK(e.call() == "ncclCommInitAll");
     CHECK(std::string(e.what()).find("umsync: ncclCommInitAll failed with nccl") != std::string::npos);
-    CHECK(std::string(e.what()).find("nccl_communicator_test.cu") != std::string::npos);
+    CHECK(std::string(e.what()).find("nccl/communicator_test.cu") != std::string::npos);
     CHECK(std::string(e.what()).find(ncclGetErrorString(e.code())) != std::string::npos);
   }
   // The same device twice.

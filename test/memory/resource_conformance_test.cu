@@ -1,7 +1,7 @@
 // The conformance suite for stream-ordered resources (support/resource_conformance.hpp) on a
 // device, over every conforming resource: memory allocated on a stream is aligned, usable by a
 // kernel on that stream and freed on it; the synchronous pair's memory is usable on any stream at
-// return; memory is back at the end of every case. resource_conformance_host_test.cpp has the
+// return; memory is back at the end of every case. memory/resource_conformance_host_test.cpp has the
 // cases that need no device. (Skipped, with the reason, without a GPU: support/gpu_main.cpp.)
 #include "support/gpu_test.hpp"
 #include "support/resource_conformance.hpp"

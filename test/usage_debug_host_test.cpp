@@ -2,8 +2,8 @@
 // memory protocol (and told apart from a buffer of zero elements, which allocates nothing), a
 // null cudaStream_t adopted at run time, and a raw pointer into memory umsync allocated, passed
 // to umsync::launch on another stream. Every refusal here happens before any CUDA call. The
-// same checks on the GPU, with real allocations: test/debug/usage_debug_test.cu and
-// ordering_debug_test.cu.
+// same checks on the GPU, with real allocations: test/usage_debug_test.cu and
+// detail/debug/ordering_checker_debug_test.cu.
 #include <doctest/doctest.h>
 #include <umsync/umsync.hpp>
 

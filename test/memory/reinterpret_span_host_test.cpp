@@ -86,7 +86,7 @@ TEST_CASE("reinterpret_span: a misaligned address or a partial element throws um
   };
   std::string const misaligned = message([&] { return umsync::reinterpret_span<float4>(floats.subspan(1, 4)); });
   CHECK(misaligned.find("umsync: reinterpret_span: the memory's address is not aligned to 16 bytes") == 0);
-  CHECK(misaligned.find("reinterpret_span_host_test.cpp") != std::string::npos);
+  CHECK(misaligned.find("memory/reinterpret_span_host_test.cpp") != std::string::npos);
   std::string const partial = message([&] { return umsync::reinterpret_span<float4>(floats.first(6)); });
   CHECK(partial.find("umsync: reinterpret_span: a span of 24 bytes is not a whole number of elements of 16 bytes") ==
         0);

@@ -2,7 +2,7 @@
 // buckets, the compute -> communication -> compute handoff through typed edges, and NCCL
 // failures of a collective. One GPU: a one-rank communicator (the sum of one rank is its
 // input). Two or more: every visible GPU, one thread driving all of them through a group.
-#include "nccl/nccl_support.hpp"
+#include "support/nccl_support.hpp"
 #include "support/user_memory.hpp"
 
 #include <umsync/launch.hpp>
@@ -215,7 +215,7 @@ TEST_CASE("a collective NCCL rejects throws nccl_error naming ncclAllReduce, and
       CHECK(e.code() == ncclInvalidArgument);
       CHECK(e.call() == "ncclAllReduce");
       CHECK(std::string(e.what()).find("umsync: ncclAllReduce failed with ncclInvalidArgument") != std::string::npos);
-      CHECK(std::string(e.what()).find("nccl_collectives_test.cu") != std::string::npos);
+      CHECK(std::string(e.what()).find("nccl/collectives_test.cu") != std::string::npos);
     }
     umsync::async_pool_buffer<u32, comm> short_receive(512, ns);
     CHECK_THROWS_AS(umsync::nccl::all_reduce(bucket, short_receive, umsync::nccl::reduction::sum, comms[0], ns),

@@ -1,7 +1,7 @@
 // Rule 1 holds for a user's memory in copies too: memory its umsync_memory binds to stream tag A
 // cannot be copied on stream tag B (support/user_memory.hpp).
 // expect-error: umsync: memory bound to one stream is used on another stream; cross with umsync::stream_edge::transfer (an event edge) first
-#include "../support/user_memory.hpp"
+#include "../../support/user_memory.hpp"
 
 #include <umsync/memory/copy.hpp>
 #include <umsync/memory/pinned_buffer.hpp>

@@ -1,7 +1,7 @@
 // Host tests of umsync/memory/resource.hpp and the cuda::mr members of memory_pool.hpp: what is
 // not a stream-ordered resource, the one spelling of each pool member under the CCCL this build
 // uses (test/cccl35/ checks CCCL 3.5's), a type-erased device_resource_ref to a pool keeps its
-// checks. The conformance of every resource is resource_conformance_host_test.cpp's.
+// checks. The conformance of every resource is memory/resource_conformance_host_test.cpp's.
 #include <umsync/error.hpp>
 #include <umsync/memory/async_pool_buffer.hpp>
 #include <umsync/memory/memory_pool.hpp>
@@ -21,7 +21,7 @@
 namespace {
 
 // The pools' conformance (concepts, properties, alignment, zero bytes, equality) is the shared
-// suite's: resource_conformance_host_test.cpp. Here: what is refused, and the reference type.
+// suite's: memory/resource_conformance_host_test.cpp. Here: what is refused, and the reference type.
 static_assert(umsync::stream_ordered_resource<umsync::device_resource_ref>);
 // A handle converts to the type-erased reference (an lvalue: the reference points at it).
 static_assert(std::is_constructible_v<umsync::device_resource_ref, umsync::memory_pool_ref&>);

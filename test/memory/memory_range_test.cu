@@ -1,6 +1,6 @@
 // GPU tests of umsync/memory/memory_range.hpp: a user's own memory types (support/user_memory.hpp)
 // go through umsync::launch and the copies as umsync's buffers do, with fresh random inputs and
-// poisoned outputs. (The collective is in nccl/nccl_collectives_test.cu.)
+// poisoned outputs. (The collective is in nccl/collectives_test.cu.)
 #include "support/gpu_test.hpp"
 #include "support/kernels.cuh"
 #include "support/user_memory.hpp"

@@ -1,7 +1,7 @@
 // Rule: a memory_pool_ref is taken from a named memory_pool only. An async_pool_buffer from a
 // pool allocates from it when made, and the pool is destroyed at the end of the statement while
 // the buffer lives on: refused where the pool becomes a handle, as for an exec_policy
-// (exec_policy_from_temporary_pool.cu), and so for ref() of a temporary too. A named pool and
+// (memory/compile_fail/exec_policy_from_temporary_pool.cu), and so for ref() of a temporary too. A named pool and
 // its handle compile.
 // expect-error: umsync: a memory_pool_ref is taken from a named memory_pool only: a temporary pool is destroyed at the end of its statement, and the policy, buffer or export holding its handle would use a destroyed pool; name the pool as a variable that outlives its users
 #include <umsync/memory/async_pool_buffer.hpp>

@@ -183,7 +183,7 @@ TEST_CASE("a resource that runs out gives umsync::bad_alloc naming it and the ca
       std::string const what = exhausted.what();
       CHECK(what.find("counting_resource") != std::string::npos);
       CHECK(what.find("4000 bytes") != std::string::npos);
-      CHECK(what.find("resource_test.cu") != std::string::npos);
+      CHECK(what.find("memory/resource_test.cu") != std::string::npos);
       CHECK(exhausted.requested_bytes() == 4000);
     }
   }

@@ -2,7 +2,7 @@
 // buffer (the source of a transfer too) given to a launch, a copy or managed-memory advice, and
 // host memory said to be pinned, device or managed that is in fact pageable. Each is refused
 // with usage_error before anything is queued; the work around it still computes the right
-// result. (The host-only parts: test/debug/usage_debug_host_test.cpp.)
+// result. (The host-only parts: test/usage_debug_host_test.cpp.)
 #include "support/gpu_test.hpp"
 #include "support/kernels.cuh"
 #include "support/managed_warm_up.cuh"

@@ -1,5 +1,5 @@
 // Host tests of umsync/memory/staging_ring.hpp: the sizes refused before any memory is pinned
-// (the rest needs a GPU: test/staging_ring_test.cu).
+// (the rest needs a GPU: test/memory/staging_ring_test.cu).
 #include <doctest/doctest.h>
 #include <umsync/memory/staging_ring.hpp>
 
@@ -16,6 +16,6 @@ TEST_CASE("staging_ring refuses zero slots, zero elements and a byte size that o
     umsync::staging_ring<std::uint32_t> const ring(0, 16);
     FAIL("no invalid_argument");
   } catch (umsync::invalid_argument const& e) {
-    CHECK(std::string(e.what()).find("staging_ring_host_test.cpp") != std::string::npos);  // the caller's line
+    CHECK(std::string(e.what()).find("memory/staging_ring_host_test.cpp") != std::string::npos);  // the caller's line
   }
 }
