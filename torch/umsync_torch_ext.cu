@@ -96,7 +96,7 @@ umsync::stream_view<side> side_stream_for(umsync::stream_view<torch_stream>)
 at::Tensor produce_consume(at::Tensor const& x)
 {
   auto const home = umsync::torch::current_stream<torch_stream>();
-  auto const in = umsync::torch::device_span<float const>(x, home);  // checks x before anything runs
+  auto const in = umsync::torch::as_device_span<float const>(x, home);  // checks x before anything runs
   auto const on_side = side_stream_for(home);
   std::int64_t const n = x.numel();
   at::Tensor mid = at::empty_like(x);  // both allocated on torch's stream (home)
@@ -106,8 +106,8 @@ at::Tensor produce_consume(at::Tensor const& x)
     umsync::launch(on_side, config_for(n), produce_kernel, to_side.lend<float const>(x), to_side.lend<float>(mid), n);
   }  // home waits for on_side: mid is ready, and x and mid may be freed
   static_cast<void>(in);
-  umsync::launch(home, config_for(n), consume_kernel, umsync::torch::device_span<float const>(mid, home),
-                 umsync::torch::device_span<float>(out, home), n);
+  umsync::launch(home, config_for(n), consume_kernel, umsync::torch::as_device_span<float const>(mid, home),
+                 umsync::torch::as_device_span<float>(out, home), n);
   return out;
 }
 
@@ -137,7 +137,7 @@ std::tuple<at::Tensor, bool> hazard(std::int64_t n, std::int64_t mode, std::int6
   auto const options = at::TensorOptions().dtype(at::kFloat).device(at::kCUDA, c10::cuda::current_device());
   at::Tensor result = at::empty({n}, options);
   at::Tensor tmp = at::empty({n}, options);
-  umsync::launch(home, config_for(n), fill_kernel, umsync::torch::device_span<float>(tmp, home), 1.0f, n);
+  umsync::launch(home, config_for(n), fill_kernel, umsync::torch::as_device_span<float>(tmp, home), 1.0f, n);
   void const* const old_address = tmp.data_ptr();
   if (mode == 1) {
     umsync::torch::loan to_side(home, on_side);
@@ -153,13 +153,13 @@ std::tuple<at::Tensor, bool> hazard(std::int64_t n, std::int64_t mode, std::int6
   } else {
     umsync::stream_edge<torch_stream, side>(home, on_side).edge();  // the side stream sees the 1s
     umsync::launch(on_side, config_for(1), spin_kernel, static_cast<std::uint64_t>(spin_ns));
-    umsync::launch(on_side, config_for(n), copy_kernel, umsync::torch::device_span<float const>(tmp, on_side),
-                   umsync::torch::device_span<float>(result, on_side), n);
+    umsync::launch(on_side, config_for(n), copy_kernel, umsync::torch::as_device_span<float const>(tmp, on_side),
+                   umsync::torch::as_device_span<float>(result, on_side), n);
     tmp.reset();  // freed now: its block goes back to home's pool while the side stream still reads it
   }
   at::Tensor next = at::empty({n}, options);  // on home: the allocator may hand out tmp's block
   bool const reused = next.data_ptr() == old_address;
-  umsync::launch(home, config_for(n), fill_kernel, umsync::torch::device_span<float>(next, home), 7.0f, n);
+  umsync::launch(home, config_for(n), fill_kernel, umsync::torch::as_device_span<float>(next, home), 7.0f, n);
   on_side.synchronize();
   home.synchronize();
   return {result, reused};
@@ -168,8 +168,8 @@ std::tuple<at::Tensor, bool> hazard(std::int64_t n, std::int64_t mode, std::int6
 void stage_h2d(at::Tensor const& host, at::Tensor device)
 {
   auto const home = umsync::torch::current_stream<torch_stream>();
-  auto const into = umsync::torch::device_span<float>(device, home);
-  auto const from = umsync::torch::pinned_span<float const>(host);
+  auto const into = umsync::torch::as_device_span<float>(device, home);
+  auto const from = umsync::torch::as_pinned_span<float const>(host);
   umsync::copy_async(into, from, home);
 }
 
@@ -177,7 +177,7 @@ void span_on_device(at::Tensor const& x, std::int64_t device)
 {
   auto const stream = umsync::torch::stream_of<torch_stream>(
       at::cuda::getStreamFromPool(false, static_cast<c10::DeviceIndex>(device)));
-  static_cast<void>(umsync::torch::device_span<float const>(x, stream));
+  static_cast<void>(umsync::torch::as_device_span<float const>(x, stream));
 }
 
 void unordered_use(at::Tensor x)
@@ -186,7 +186,7 @@ void unordered_use(at::Tensor x)
   auto const on_side = side_stream_for(home);
   std::int64_t const n = x.numel();
   umsync::stream_edge<torch_stream, side>(home, on_side).edge();
-  umsync::launch(on_side, config_for(n), fill_kernel, umsync::torch::device_span<float>(x, on_side), 3.0f, n);
+  umsync::launch(on_side, config_for(n), fill_kernel, umsync::torch::as_device_span<float>(x, on_side), 3.0f, n);
   // No edge back: torch's stream reads x while the side stream may still write it.
   umsync::torch::note_read(x, home);
   on_side.synchronize();  // the example itself stays harmless after the report (release builds)
