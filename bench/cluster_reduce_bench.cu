@@ -24,8 +24,8 @@
 #include "support/timing.cuh"
 
 #include <umsync/launch.hpp>
-#include <umsync/memory/async_pool_buffer.hpp>
 #include <umsync/memory/fill.hpp>
+#include <umsync/memory/stream_buffer.hpp>
 #include <umsync/stream.hpp>
 #include <umsync/sync/cluster.hpp>
 
@@ -204,9 +204,9 @@ struct reduction {
   std::size_t per_block;
   unsigned group;
   unsigned groups;
-  umsync::async_pool_buffer<float4, reduce> in;
-  umsync::async_pool_buffer<float, reduce> partials;
-  umsync::async_pool_buffer<float, reduce> out;
+  umsync::stream_buffer<float4, reduce> in;
+  umsync::stream_buffer<float, reduce> partials;
+  umsync::stream_buffer<float, reduce> out;
 
   reduction(std::size_t floats, unsigned blocks_per_group)
       : vectors(floats / 4),

@@ -1,7 +1,7 @@
 // Family D: a training-step-like loop (two pool allocations, N small kernels split over two
 // streams with a fork and a join edge, two frees), done four ways in the same run:
 //   (a) cudaMalloc + cudaFree + stream launches (raw CUDA; cudaFree synchronizes the device)
-//   (b) umsync: async_pool_buffer on a pool that keeps its memory, umsync::launch, stream_edge
+//   (b) umsync: stream_buffer on a pool that keeps its memory, umsync::launch, stream_edge
 //   (c) (b)'s step captured once with umsync::capture_scope, replayed with graph_exec::launch
 //   (d) the same step written in raw CUDA, captured with cudaStreamBeginCapture, replayed
 // Host-timed per step over a batch of steps ending in one synchronization, as the raw baselines
@@ -16,8 +16,8 @@
 #include <umsync/graph/graph_exec.hpp>
 #include <umsync/graph/graph_memory.hpp>
 #include <umsync/launch.hpp>
-#include <umsync/memory/async_pool_buffer.hpp>
 #include <umsync/memory/memory_pool.hpp>
+#include <umsync/memory/stream_buffer.hpp>
 #include <umsync/stream.hpp>
 #include <umsync/stream_edge.hpp>
 
@@ -116,11 +116,11 @@ struct typed_edges {
 template <class A, class B>
 void umsync_step(A const& a, B const& b, umsync::memory_pool_ref pool, typed_edges& e, int kernels)
 {
-  umsync::async_pool_buffer<float, left> x(elements, a, pool);
+  umsync::stream_buffer<float, left> x(elements, a, pool);
   UMSYNC_CUDA_CHECK(cudaMemsetAsync(x.data(), 0, x.size_bytes(), a.get()));
   e.fork.edge();
   {
-    umsync::async_pool_buffer<float, right> y(elements, b, pool);
+    umsync::stream_buffer<float, right> y(elements, b, pool);
     UMSYNC_CUDA_CHECK(cudaMemsetAsync(y.data(), 0, y.size_bytes(), b.get()));
     for (int k = 1; k < kernels; k += 2) {
       umsync::launch(b, small, bump, y, elements);

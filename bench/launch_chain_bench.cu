@@ -19,7 +19,7 @@
 #include <umsync/graph/capture_scope.hpp>
 #include <umsync/graph/graph_exec.hpp>
 #include <umsync/launch.hpp>
-#include <umsync/memory/async_pool_buffer.hpp>
+#include <umsync/memory/stream_buffer.hpp>
 #include <umsync/pdl.hpp>
 #include <umsync/stream.hpp>
 
@@ -63,8 +63,8 @@ __global__ void step_typed_pdl(umsync::pending<float const> in, umsync::pending<
 struct chain_state {
   umsync::stream<chain> s;
   std::size_t n;
-  umsync::async_pool_buffer<float, chain> a;
-  umsync::async_pool_buffer<float, chain> b;
+  umsync::stream_buffer<float, chain> a;
+  umsync::stream_buffer<float, chain> b;
   umsync::launch_config config{.grid = blocks, .block = threads};
 
   explicit chain_state(std::size_t elements) : n(elements), a(elements, s), b(elements, s)

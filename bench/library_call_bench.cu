@@ -2,7 +2,7 @@
 // side by side in the same iterations, device-timed with CUDA events (bench/support/timing.cuh).
 //   library_call_sgemm/<n>:        cuBLAS SGEMM n x n x n through library_call vs cublasSgemm
 //   library_call_cub_reduce/<n>:   CUB DeviceReduce::Sum of n floats through library_call, its
-//                                  temporary an async_pool_buffer on the stream, vs raw CUB with
+//                                  temporary a stream_buffer on the stream, vs raw CUB with
 //                                  cudaMallocAsync / cudaFreeAsync
 //   library_call_thrust_reduce/<n>: thrust::reduce with umsync::exec_policy_nosync vs
 //                                  thrust::cuda::par_nosync(allocator).on(raw stream) whose
@@ -13,7 +13,7 @@
 
 #include <umsync/exec_policy.hpp>
 #include <umsync/library_call.hpp>
-#include <umsync/memory/async_pool_buffer.hpp>
+#include <umsync/memory/stream_buffer.hpp>
 #include <umsync/stream.hpp>
 
 #include <cub/device/device_reduce.cuh>
@@ -58,9 +58,9 @@ void library_call_sgemm(benchmark::State& state)
   auto const n = static_cast<int>(state.range(0));
   auto const elements = std::size_t(n) * std::size_t(n);
   umsync::stream<compute> s;
-  umsync::async_pool_buffer<float, compute> a(elements, s);
-  umsync::async_pool_buffer<float, compute> b(elements, s);
-  umsync::async_pool_buffer<float, compute> c(elements, s);
+  umsync::stream_buffer<float, compute> a(elements, s);
+  umsync::stream_buffer<float, compute> b(elements, s);
+  umsync::stream_buffer<float, compute> c(elements, s);
   fill_on(a.data(), elements, s.get());
   fill_on(b.data(), elements, s.get());
   cublasHandle_t blas = nullptr;
@@ -108,8 +108,8 @@ void library_call_cub_reduce(benchmark::State& state)
 {
   auto const count = static_cast<std::size_t>(state.range(0));
   umsync::stream<compute> s;
-  umsync::async_pool_buffer<float, compute> in(count, s);
-  umsync::async_pool_buffer<float, compute> out(1, s);
+  umsync::stream_buffer<float, compute> in(count, s);
+  umsync::stream_buffer<float, compute> out(1, s);
   fill_on(in.data(), count, s.get());
   auto const items = static_cast<std::int64_t>(count);
   std::size_t temp_bytes = 0;
@@ -131,7 +131,7 @@ void library_call_cub_reduce(benchmark::State& state)
         [&] {
           return umsync_bench::time_on_device(s.get(), [&](cudaStream_t) {
             for (int i = 0; i < calls; ++i) {
-              umsync::async_pool_buffer<std::byte, compute> temp(temp_bytes, s);
+              umsync::stream_buffer<std::byte, compute> temp(temp_bytes, s);
               UMSYNC_CUDA_CHECK(umsync::library_call(
                   s,
                   [&](cudaStream_t raw, std::byte* t, float const* from, float* to) {
@@ -176,7 +176,7 @@ void library_call_thrust_reduce(benchmark::State& state)
 {
   auto const count = static_cast<std::size_t>(state.range(0));
   umsync::stream<compute> s;
-  umsync::async_pool_buffer<float, compute> in(count, s);
+  umsync::stream_buffer<float, compute> in(count, s);
   fill_on(in.data(), count, s.get());
   float const* const first = in.data();
   int const calls = count <= (std::size_t{1} << 16) ? 100 : 4;

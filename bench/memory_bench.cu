@@ -1,15 +1,15 @@
 // Families B and C: allocation latency and typed edges/launches, each against raw CUDA in the
 // same run. Host-timed per operation over batches, as the raw baselines are.
 //   B: cudaMalloc + cudaFree; cudaMallocFromPoolAsync + cudaFreeAsync on a pool that keeps its
-//      memory (raw) against async_pool_buffer on the same pool (umsync); the same on a pool
+//      memory (raw) against stream_buffer on the same pool (umsync); the same on a pool
 //      with release threshold 0 (the default pool's setting on the H200 driver), with a stream
 //      synchronization per operation as a training step has.
 //   C: raw event record + wait against stream_edge::edge; <<<>>> against umsync::launch.
 #include "support/timing.cuh"
 
 #include <umsync/launch.hpp>
-#include <umsync/memory/async_pool_buffer.hpp>
 #include <umsync/memory/memory_pool.hpp>
+#include <umsync/memory/stream_buffer.hpp>
 #include <umsync/stream.hpp>
 #include <umsync/stream_edge.hpp>
 
@@ -43,7 +43,7 @@ void alloc_cuda_malloc(benchmark::State& state)
   state.counters["us_per_op"] = total / (static_cast<double>(state.iterations()) * ops) * 1e6;
 }
 
-// Raw cudaMallocFromPoolAsync + cudaFreeAsync against async_pool_buffer, on one pool whose
+// Raw cudaMallocFromPoolAsync + cudaFreeAsync against stream_buffer, on one pool whose
 // threshold is `threshold`, round-robin over range(1) streams (1 when absent); with
 // `sync_each`, a stream synchronization after every free.
 void alloc_pool(benchmark::State& state, std::uint64_t threshold, bool sync_each)
@@ -80,7 +80,7 @@ void alloc_pool(benchmark::State& state, std::uint64_t threshold, bool sync_each
             for (int i = 0; i < ops; ++i) {
               auto const& s = streams[static_cast<std::size_t>(i) % stream_count];
               {
-                umsync::async_pool_buffer<std::byte, compute> buffer(bytes, s, pool);
+                umsync::stream_buffer<std::byte, compute> buffer(bytes, s, pool);
               }
               if (sync_each) {
                 s.synchronize();
@@ -135,7 +135,7 @@ void edge_stream_dependency(benchmark::State& state)
 void launch_typed(benchmark::State& state)
 {
   umsync::stream<compute> s;
-  umsync::async_pool_buffer<float, compute> target(1, s);
+  umsync::stream_buffer<float, compute> target(1, s);
   umsync_bench::side_by_side compare(state);
   for (auto _ : state) {
     compare.iteration(

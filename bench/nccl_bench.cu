@@ -4,7 +4,7 @@
 // ncclAllReduce reduces them on the communication stream while the next bucket is computed;
 // the optimizer reads each reduced bucket on the compute stream afterwards.
 //   nccl_overlap_typed_vs_raw: the loop with raw CUDA events, cudaMallocFromPoolAsync and
-//     ncclAllReduce against the typed loop (async_pool_buffer, stream_edge::transfer,
+//     ncclAllReduce against the typed loop (stream_buffer, stream_edge::transfer,
 //     umsync::nccl::all_reduce), side by side in every iteration; ratio = typed / raw.
 //   nccl_overlap_efficiency: the typed loop with the all-reduce on the compute stream (serial)
 //     against the overlapped loop, with compute alone and communication alone for reference;
@@ -14,8 +14,8 @@
 #include "support/timing.cuh"
 
 #include <umsync/launch.hpp>
-#include <umsync/memory/async_pool_buffer.hpp>
 #include <umsync/memory/memory_pool.hpp>
+#include <umsync/memory/stream_buffer.hpp>
 #include <umsync/nccl/collectives.hpp>
 #include <umsync/nccl/communicator.hpp>
 #include <umsync/stream.hpp>
@@ -114,16 +114,16 @@ struct loop_fixture {
   void typed_overlapped()
   {
     struct in_flight {
-      umsync::async_pool_buffer<float, comm> grads;
-      umsync::async_pool_buffer<float, comm> reduced;
+      umsync::stream_buffer<float, comm> grads;
+      umsync::stream_buffer<float, comm> reduced;
     };
     std::vector<in_flight> flight;
     flight.reserve(buckets);
     for (std::size_t b = 0; b < buckets; ++b) {
-      umsync::async_pool_buffer<float, compute> g(elements, cs, pool);
+      umsync::stream_buffer<float, compute> g(elements, cs, pool);
       umsync::launch(cs, grid, backward, g, elements, backward_passes, 1.0F, 0.0F);
       auto& bucket = flight.emplace_back(in_flight{to_comm.transfer(std::move(g)),
-                                                   umsync::async_pool_buffer<float, comm>(elements, ns, pool)});
+                                                   umsync::stream_buffer<float, comm>(elements, ns, pool)});
       umsync::nccl::all_reduce(bucket.grads, bucket.reduced, umsync::nccl::reduction::sum, comms[0], ns);
     }
     for (auto& bucket : flight) {
@@ -137,16 +137,16 @@ struct loop_fixture {
   void typed_serial()
   {
     for (std::size_t b = 0; b < buckets; ++b) {
-      umsync::async_pool_buffer<float, compute> g(elements, cs, pool);
+      umsync::stream_buffer<float, compute> g(elements, cs, pool);
       umsync::launch(cs, grid, backward, g, elements, backward_passes, 1.0F, 0.0F);
-      umsync::async_pool_buffer<float, compute> reduced(elements, cs, pool);
+      umsync::stream_buffer<float, compute> reduced(elements, cs, pool);
       umsync::nccl::all_reduce(g, reduced, umsync::nccl::reduction::sum, comms[0], cs);
       umsync::launch(cs, grid, optimizer, params, reduced, elements);
     }
   }
 
   /// Compute alone: the backward and optimizer kernels of the loop.
-  void compute_only(umsync::async_pool_buffer<float, compute>& scratch)
+  void compute_only(umsync::stream_buffer<float, compute>& scratch)
   {
     for (std::size_t b = 0; b < buckets; ++b) {
       umsync::launch(cs, grid, backward, scratch, elements, backward_passes, 1.0F, 0.0F);
@@ -155,7 +155,7 @@ struct loop_fixture {
   }
 
   /// Communication alone: the loop's all-reduces, on the compute stream (timed there).
-  void comm_only(umsync::async_pool_buffer<float, compute>& send, umsync::async_pool_buffer<float, compute>& receive)
+  void comm_only(umsync::stream_buffer<float, compute>& send, umsync::stream_buffer<float, compute>& receive)
   {
     for (std::size_t b = 0; b < buckets; ++b) {
       umsync::nccl::all_reduce(send, receive, umsync::nccl::reduction::sum, comms[0], cs);
@@ -170,7 +170,7 @@ struct loop_fixture {
   umsync::stream<comm> ns;
   umsync::stream_edge<compute, comm> to_comm{cs, ns};
   umsync::stream_edge<comm, compute> to_compute{ns, cs};
-  umsync::async_pool_buffer<float, compute> params;
+  umsync::stream_buffer<float, compute> params;
   cudaEvent_t raw_to_comm = nullptr;
   cudaEvent_t raw_to_compute = nullptr;
 };
@@ -195,8 +195,8 @@ void nccl_overlap_typed_vs_raw(benchmark::State& state)
 void nccl_overlap_efficiency(benchmark::State& state)
 {
   loop_fixture loop(static_cast<std::size_t>(state.range(0)) * mib);
-  umsync::async_pool_buffer<float, compute> scratch(loop.elements, loop.cs, loop.pool);
-  umsync::async_pool_buffer<float, compute> receive(loop.elements, loop.cs, loop.pool);
+  umsync::stream_buffer<float, compute> scratch(loop.elements, loop.cs, loop.pool);
+  umsync::stream_buffer<float, compute> receive(loop.elements, loop.cs, loop.pool);
   loop.typed_overlapped();  // warm-up
   loop.typed_serial();
   loop.cs.synchronize();

@@ -1,7 +1,7 @@
 // Family R (umsync_rmm_bench, built when umsync::rmm exists; docs/rmm.md): an umsync buffer
 // from an RMM resource allocates at the speed of that resource called directly. Each row pairs,
 // in the same iterations, `mr.allocate(stream, bytes, 256)` + `mr.deallocate(...)` (raw) with an
-// async_pool_buffer<std::byte, Tag>(bytes, stream, mr) made and destroyed (umsync, which asks
+// stream_buffer<std::byte, Tag>(bytes, stream, mr) made and destroyed (umsync, which asks
 // the resource for the same bytes and alignment), on one umsync stream, a batch of operations
 // then one stream synchronization. Host-timed, as family B's pools are. Target: ratio within 1.02.
 //   rmm_alloc_cuda_async:      rmm::mr::cuda_async_memory_resource (a CUDA pool of its own)
@@ -16,8 +16,8 @@
 // other families are measured with the toolkit's (cmake/umsync-rmm.cmake, umsync_add_rmm_bench).
 #include "support/timing.cuh"
 
-#include <umsync/memory/async_pool_buffer.hpp>
 #include <umsync/memory/resource.hpp>
+#include <umsync/memory/stream_buffer.hpp>
 #include <umsync/stream.hpp>
 
 #include <rmm/device_buffer.hpp>
@@ -37,7 +37,7 @@ constexpr std::size_t initial_pool_bytes = std::size_t{256} << 20;
 enum class owner { umsync_buffer, rmm_device_buffer };
 
 /// Pairs the resource's own calls (raw) with an owning buffer made and destroyed: umsync's
-/// async_pool_buffer or RMM's device_buffer.
+/// stream_buffer or RMM's device_buffer.
 template <owner Owner, class Resource>
 void owned_from(benchmark::State& state, Resource& mr)
 {
@@ -60,7 +60,7 @@ void owned_from(benchmark::State& state, Resource& mr)
           return umsync_bench::time_on_host([&] {
             for (int i = 0; i < batch; ++i) {
               if constexpr (Owner == owner::umsync_buffer) {
-                umsync::async_pool_buffer<std::byte, compute> buffer(bytes, s, mr);
+                umsync::stream_buffer<std::byte, compute> buffer(bytes, s, mr);
                 benchmark::DoNotOptimize(buffer.data());
               } else {
                 rmm::device_buffer buffer(bytes, stream, rmm::device_async_resource_ref{mr});

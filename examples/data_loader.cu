@@ -10,7 +10,7 @@
 //   loader:  copy 0 | copy 1 | copy 2 | copy 3 | ...
 //   compute:        | work 0 | work 1 | work 2 | ...      (work i waits for copy i: the edge)
 //
-// Each batch gets a pool buffer allocated on the loader stream, filled there, transferred to the
+// Each batch gets a stream buffer allocated on the loader stream, filled there, transferred to the
 // compute stream and freed there after its kernel. The pool is told not to insert hidden waits
 // to reuse memory (reuse_policy::allow_internal_dependencies = false): such a wait would make
 // the loader stream wait for the compute stream, which is exactly the serialization this
@@ -163,7 +163,7 @@ int main()
       std::copy_n(dataset.begin() + static_cast<std::ptrdiff_t>(batch * batch_elements), batch_elements, slot.begin());
     };
 
-    umsync::async_pool_buffer<u64, compute> sums(2 * batches, compute_s, pool);
+    umsync::stream_buffer<u64, compute> sums(2 * batches, compute_s, pool);
     umsync::pinned_buffer<u64> host_sums(2 * batches);
     auto const read_sums = [&] {
       umsync::copy_async(host_sums, sums, compute_s);
@@ -192,7 +192,7 @@ int main()
     unsigned rounds = 64;
     double kernel_ms = 0;
     {
-      umsync::async_pool_buffer<u32, compute> probe_batch(batch_elements, compute_s, pool);
+      umsync::stream_buffer<u32, compute> probe_batch(batch_elements, compute_s, pool);
       umsync::launch(compute_s, {.grid = 1, .block = 64}, clear, sums, sums.size());
       auto const time_kernel = [&](unsigned r) {
         double best = 1e30;
@@ -247,7 +247,7 @@ int main()
     for (std::size_t b = 0; b < batches; ++b) {
       auto slot = ring.acquire();
       fill_slot(slot, b);
-      umsync::async_pool_buffer<u32, compute> batch(batch_elements, compute_s, pool);
+      umsync::stream_buffer<u32, compute> batch(batch_elements, compute_s, pool);
       umsync::timed_event t0;
       umsync::timed_event t1;
       umsync::timed_event t2;
@@ -290,7 +290,7 @@ int main()
     umsync::stream_edge to_compute(load_s, compute_s);
     for (std::size_t b = 0; b < batches; ++b) {
       auto slot = b < ring_slots ? std::move(staged[b]) : next_slot(b);
-      umsync::async_pool_buffer<u32, loader> batch(batch_elements, load_s, pool);
+      umsync::stream_buffer<u32, loader> batch(batch_elements, load_s, pool);
       ring.upload(std::move(slot), batch, load_s);  // copies, records the slot's event, releases it
       // The edge: the compute stream waits for the copy; the buffer is now bound to (and will
       // be freed on) the compute stream. Launching with `batch` itself would not compile.

@@ -9,9 +9,9 @@
 #include <umsync/device.hpp>
 #include <umsync/launch.hpp>
 #include <umsync/library_call.hpp>
-#include <umsync/memory/async_pool_buffer.hpp>
 #include <umsync/memory/copy.hpp>
 #include <umsync/memory/memory_pool.hpp>
+#include <umsync/memory/stream_buffer.hpp>
 #include <umsync/nccl.hpp>
 #include <umsync/stream.hpp>
 #include <umsync/stream_edge.hpp>
@@ -77,7 +77,7 @@ struct rank_state {
   umsync::stream<comm> ns;
   umsync::stream_edge<compute, comm> to_comm{cs, ns};
   umsync::stream_edge<comm, compute> to_compute{ns, cs};
-  std::vector<umsync::async_pool_buffer<float, compute>> params;
+  std::vector<umsync::stream_buffer<float, compute>> params;
 };
 
 void on_device(int device) { UMSYNC_CUDA_CHECK(cudaSetDevice(device)); }
@@ -101,8 +101,8 @@ void serial_step(std::vector<std::unique_ptr<rank_state>>& ranks, std::vector<um
 {
   auto const rank_count = static_cast<std::uint32_t>(ranks.size());
   for (std::uint32_t b = 0; b < bucket_count; ++b) {
-    std::vector<umsync::async_pool_buffer<float, compute>> grads;
-    std::vector<umsync::async_pool_buffer<float, compute>> reduced;
+    std::vector<umsync::stream_buffer<float, compute>> grads;
+    std::vector<umsync::stream_buffer<float, compute>> reduced;
     for (std::uint32_t r = 0; r < rank_count; ++r) {
       auto& rank = *ranks[r];
       on_device(rank.device);
@@ -128,18 +128,18 @@ void overlapped_step(std::vector<std::unique_ptr<rank_state>>& ranks,
 {
   auto const rank_count = static_cast<std::uint32_t>(ranks.size());
   struct in_flight {
-    umsync::async_pool_buffer<float, comm> grads;
-    umsync::async_pool_buffer<float, comm> reduced;
+    umsync::stream_buffer<float, comm> grads;
+    umsync::stream_buffer<float, comm> reduced;
   };
   std::vector<std::vector<in_flight>> buckets(rank_count);
   for (std::uint32_t b = 0; b < bucket_count; ++b) {
     for (std::uint32_t r = 0; r < rank_count; ++r) {
       auto& rank = *ranks[r];
       on_device(rank.device);
-      umsync::async_pool_buffer<float, compute> g(bucket_elements, rank.cs, rank.pool);
+      umsync::stream_buffer<float, compute> g(bucket_elements, rank.cs, rank.pool);
       umsync::launch(rank.cs, grid, backward, g, bucket_elements, b, r, step, backward_passes, 1.0F, 0.0F);
       buckets[r].push_back({rank.to_comm.transfer(std::move(g)),  // event on compute, comm waits
-                            umsync::async_pool_buffer<float, comm>(bucket_elements, rank.ns, rank.pool)});
+                            umsync::stream_buffer<float, comm>(bucket_elements, rank.ns, rank.pool)});
     }
     umsync::nccl::group group;
     for (std::uint32_t r = 0; r < rank_count; ++r) {

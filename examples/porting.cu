@@ -5,7 +5,7 @@
 // the activation tensors, a model whose activation memory is NULL until the first forward pass,
 // and a bias pointer that may be NULL. `after` is the same program in umsync: the stream is the
 // first parameter of every launcher, tensors are device spans tagged with that stream, the sliced
-// allocation is one async_pool_buffer whose slices keep kind and tag, the lazy memory is an empty
+// allocation is one stream_buffer whose slices keep kind and tag, the lazy memory is an empty
 // buffer, the optional bias an empty span. The kernels do not change.
 //
 // Runs one MLP step (fch = inp W^T + bias, fch_gelu = gelu(fch)) both ways on the same random
@@ -226,15 +226,15 @@ struct model {
   const_tensor weight;  // (OC, C)
   const_tensor bias;    // (OC), or empty
   std::array<std::size_t, 3> act_sizes{};
-  umsync::async_pool_buffer<float, compute> acts_memory;  // empty (0 elements) until the first forward
-  activation_tensors acts;                                // empty spans until then
+  umsync::stream_buffer<float, compute> acts_memory;  // empty (0 elements) until the first forward
+  activation_tensors acts;                            // empty spans until then
 };
 
 void forward(model& m, umsync::stream_view<compute> s, cublasHandle_t blas, std::vector<float> const& inputs)
 {
   if (m.acts_memory.empty()) {
     m.act_sizes = {std::size_t(B) * T * C, std::size_t(B) * T * OC, std::size_t(B) * T * OC};
-    m.acts_memory = umsync::async_pool_buffer<float, compute>(m.act_sizes[0] + m.act_sizes[1] + m.act_sizes[2], s);
+    m.acts_memory = umsync::stream_buffer<float, compute>(m.act_sizes[0] + m.act_sizes[1] + m.act_sizes[2], s);
     m.acts = point_activations(m.acts_memory.span(), m.act_sizes);
   }
   umsync::copy_sync_pageable(m.acts.ln, inputs, s);  // a std::vector is pageable: the blocking copy
@@ -323,8 +323,8 @@ int run_both(std::mt19937& rng, bool with_bias)
   cublasHandle_t blas = nullptr;
   check_cublas(cublasCreate(&blas), "cublasCreate");
   {
-    umsync::async_pool_buffer<float, after::compute> w(w_size, s);
-    umsync::async_pool_buffer<float, after::compute> b(with_bias ? OC : 0, s);
+    umsync::stream_buffer<float, after::compute> w(w_size, s);
+    umsync::stream_buffer<float, after::compute> b(with_bias ? OC : 0, s);
     umsync::copy_sync_pageable(w, weight, s);
     if (with_bias) {
       umsync::copy_sync_pageable(b, bias, s);

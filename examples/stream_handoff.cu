@@ -1,4 +1,4 @@
-// Two streams, one typed edge: a producer stream fills a pool buffer, and a consumer stream reads
+// Two streams, one typed edge: a producer stream fills a stream buffer, and a consumer stream reads
 // it only after umsync::stream_edge::transfer has ordered the two streams and rebound the
 // buffer to the consumer (where it is also freed, after its last use there).
 //
@@ -78,8 +78,8 @@ int main()
       umsync::timed_event start;
       umsync::timed_event stop;
       {
-        umsync::async_pool_buffer<std::uint32_t, producer> in(n, ps, pool);
-        umsync::async_pool_buffer<std::uint32_t, producer> mid(n, ps, pool);
+        umsync::stream_buffer<std::uint32_t, producer> in(n, ps, pool);
+        umsync::stream_buffer<std::uint32_t, producer> mid(n, ps, pool);
         umsync::copy_async(in, host_in, ps);
 
         start.record(ps);
@@ -87,13 +87,13 @@ int main()
 
 #if defined(UMSYNC_EXAMPLE_WITHOUT_EDGE)
         // The race: the consumer may read `mid` before (or while) the producer writes it.
-        umsync::async_pool_buffer<std::uint32_t, consumer> out(n, cs, pool);
+        umsync::stream_buffer<std::uint32_t, consumer> out(n, cs, pool);
         umsync::launch(cs, config, consume, std::as_const(mid), out, n);
 #else
         // The edge: an event recorded on ps, waited on by cs; `mid` is now bound to cs.
         umsync::stream_edge edge(ps, cs);
         auto mid_on_cs = edge.transfer(std::move(mid));
-        umsync::async_pool_buffer<std::uint32_t, consumer> out(n, cs, pool);
+        umsync::stream_buffer<std::uint32_t, consumer> out(n, cs, pool);
         umsync::launch(cs, config, consume, std::as_const(mid_on_cs), out, n);
 #endif
         stop.record(cs);

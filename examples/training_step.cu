@@ -117,7 +117,7 @@ __global__ void sgd(float* w, float const* grad, float lr, std::size_t n)
 // recommendation for Hopper).
 struct blas_context {
   cublasHandle_t handle;
-  umsync::async_pool_buffer<std::byte, compute>& workspace;
+  umsync::stream_buffer<std::byte, compute>& workspace;
 };
 
 // Points the handle at the stream a library_call gives (`raw`: the stream itself, or the same
@@ -284,7 +284,7 @@ int main()
       ~blas_guard() { static_cast<void>(cublasDestroy(handle)); }
     } const guard{handle};
     TRAINING_CUBLAS_CHECK(cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH));  // full FP32, no TF32
-    umsync::async_pool_buffer<std::byte, compute> workspace(std::size_t{32} << 20U, s);
+    umsync::stream_buffer<std::byte, compute> workspace(std::size_t{32} << 20U, s);
     blas_context const blas{handle, workspace};
 
     auto const read_weights = [&] {

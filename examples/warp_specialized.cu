@@ -164,8 +164,8 @@ int main()
     }
 
     umsync::stream<compute> s;
-    umsync::async_pool_buffer<u32, compute> in(n, s);
-    umsync::async_pool_buffer<u32, compute> out(n, s);
+    umsync::stream_buffer<u32, compute> in(n, s);
+    umsync::stream_buffer<u32, compute> out(n, s);
     umsync::copy_async(in, host_in, s);
 
     bool const tool = umsync::cuda_tool_attached();

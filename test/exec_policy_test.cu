@@ -4,11 +4,11 @@
 #include "support/mock_resources.hpp"
 
 #include <umsync/exec_policy.hpp>
-#include <umsync/memory/async_pool_buffer.hpp>
 #include <umsync/memory/copy.hpp>
 #include <umsync/memory/memory_pool.hpp>
 #include <umsync/memory/pinned_buffer.hpp>
 #include <umsync/memory/resource.hpp>
+#include <umsync/memory/stream_buffer.hpp>
 #include <umsync/stream.hpp>
 
 #include <thrust/reduce.h>
@@ -43,8 +43,8 @@ void sort_reduce_transform(umsync::stream<compute> const& s, Policy&& policy, No
   affine const op{static_cast<std::uint32_t>(rng()) | 1U, static_cast<std::uint32_t>(rng())};
   umsync::pinned_buffer<std::uint32_t> host(n);
   std::copy(input.begin(), input.end(), host.begin());
-  umsync::async_pool_buffer<std::uint32_t, compute> keys(n, s);
-  umsync::async_pool_buffer<std::uint32_t, compute> mapped(n, s);
+  umsync::stream_buffer<std::uint32_t, compute> keys(n, s);
+  umsync::stream_buffer<std::uint32_t, compute> mapped(n, s);
   umsync::copy_async(keys, host, s);
   std::uint32_t* const k = keys.data();
   std::uint32_t* const m = mapped.data();

@@ -5,9 +5,9 @@
 #include <umsync/cublas.hpp>
 #include <umsync/exec_policy.hpp>
 #include <umsync/library_call.hpp>
-#include <umsync/memory/async_pool_buffer.hpp>
 #include <umsync/memory/copy.hpp>
 #include <umsync/memory/pinned_buffer.hpp>
+#include <umsync/memory/stream_buffer.hpp>
 #include <umsync/stream.hpp>
 
 #include <cub/device/device_reduce.cuh>
@@ -50,9 +50,9 @@ class blas_handle {
 /// One m x n x k SGEMM on zeroed memory, on `s`, waited for.
 void warm_up_sgemm(blas_handle const& blas, umsync::stream<compute> const& s, int m, int n, int k)
 {
-  umsync::async_pool_buffer<float, compute> a(std::size_t(m) * k, s);
-  umsync::async_pool_buffer<float, compute> b(std::size_t(k) * n, s);
-  umsync::async_pool_buffer<float, compute> c(std::size_t(m) * n, s);
+  umsync::stream_buffer<float, compute> a(std::size_t(m) * k, s);
+  umsync::stream_buffer<float, compute> b(std::size_t(k) * n, s);
+  umsync::stream_buffer<float, compute> c(std::size_t(m) * n, s);
   auto const zero_fill = [](cudaStream_t raw, float* p, std::size_t bytes) {
     return cudaMemsetAsync(p, 0, bytes, raw);
   };
@@ -85,11 +85,11 @@ std::vector<float> random_floats(std::mt19937_64& rng, std::size_t values)
 
 /// Copies `host` into a pinned buffer, then onto the device on `s`.
 template <class T>
-umsync::async_pool_buffer<T, compute> upload(std::vector<T> const& host, umsync::stream<compute> const& s,
-                                             umsync::pinned_buffer<T>& staging)
+umsync::stream_buffer<T, compute> upload(std::vector<T> const& host, umsync::stream<compute> const& s,
+                                         umsync::pinned_buffer<T>& staging)
 {
   std::copy(host.begin(), host.end(), staging.begin());
-  umsync::async_pool_buffer<T, compute> device(host.size(), s);
+  umsync::stream_buffer<T, compute> device(host.size(), s);
   umsync::copy_async(device, staging, s);
   return device;
 }
@@ -119,7 +119,7 @@ TEST_CASE("library_call: cuBLAS SGEMM on typed buffers matches the host")
   {
     auto const a_dev = upload(a, s, a_host);
     auto const b_dev = upload(b, s, b_host);
-    umsync::async_pool_buffer<float, compute> c_dev(c_host.size(), s);
+    umsync::stream_buffer<float, compute> c_dev(c_host.size(), s);
     umsync::copy_async(c_dev, c_host, s);  // the poison on the device too
     float const one = 1.0F;
     float const zero = 0.0F;
@@ -172,8 +172,8 @@ TEST_CASE("bound_handle: cuBLAS SGEMM in one line matches the host, also after o
   {
     auto const a_dev = upload(a, s, a_host);
     auto const b_dev = upload(b, s, b_host);
-    umsync::async_pool_buffer<float, compute> c_dev(c_host.size(), s);
-    umsync::async_pool_buffer<float, compute> d_dev(d_host.size(), s);
+    umsync::stream_buffer<float, compute> c_dev(c_host.size(), s);
+    umsync::stream_buffer<float, compute> d_dev(d_host.size(), s);
     umsync::copy_async(c_dev, c_host, s);  // the poison on the device too
     umsync::copy_async(d_dev, d_host, s);
     float const one = 1.0F;
@@ -215,7 +215,7 @@ TEST_CASE("bound_handle: cuBLAS SGEMM in one line matches the host, also after o
 TEST_CASE("library_call: the callable's result comes back as it is, and arguments pass through")
 {
   umsync::stream<compute> const s;
-  umsync::async_pool_buffer<std::uint32_t, compute> x(16, s);
+  umsync::stream_buffer<std::uint32_t, compute> x(16, s);
   // A function object with one operator(): its parameters are read as a lambda's are.
   struct count_bytes {
     std::size_t operator()(cudaStream_t, std::uint32_t const* p, std::size_t n, std::string const& label) const
@@ -229,7 +229,7 @@ TEST_CASE("library_call: the callable's result comes back as it is, and argument
     static_assert(std::is_same_v<decltype(p), std::uint32_t const*>);
     return raw != nullptr && p == q;
   };
-  umsync::async_pool_buffer<std::uint32_t, compute> const& read_only = x;
+  umsync::stream_buffer<std::uint32_t, compute> const& read_only = x;
   CHECK(umsync::library_call(s, generic, read_only, x));
   // A raw cudaError_t-returning call: memset through the library path.
   CHECK(umsync::library_call(
@@ -252,8 +252,8 @@ TEST_CASE("library_call: CUB DeviceReduce::Sum and DeviceScan::InclusiveSum, tem
   sum_host[0] = 0xDEADBEEFU;
   {
     auto const in = upload(input, s, in_host);
-    umsync::async_pool_buffer<std::uint32_t, compute> scan(n, s);
-    umsync::async_pool_buffer<std::uint32_t, compute> sum(1, s);
+    umsync::stream_buffer<std::uint32_t, compute> scan(n, s);
+    umsync::stream_buffer<std::uint32_t, compute> sum(1, s);
     umsync::copy_async(scan, scan_host, s);
     umsync::copy_async(sum, sum_host, s);
     auto const n_items = static_cast<std::int64_t>(n);
@@ -266,7 +266,7 @@ TEST_CASE("library_call: CUB DeviceReduce::Sum and DeviceScan::InclusiveSum, tem
     REQUIRE(umsync::library_call(s, reduce, umsync::device_span<std::byte, compute>{}, reduce_bytes, in, sum) ==
             cudaSuccess);
     {
-      umsync::async_pool_buffer<std::byte, compute> temp(reduce_bytes, s);
+      umsync::stream_buffer<std::byte, compute> temp(reduce_bytes, s);
       CHECK(umsync::library_call(s, reduce, temp, reduce_bytes, in, sum) == cudaSuccess);
     }
 
@@ -278,7 +278,7 @@ TEST_CASE("library_call: CUB DeviceReduce::Sum and DeviceScan::InclusiveSum, tem
     REQUIRE(umsync::library_call(s, inclusive_scan, umsync::device_span<std::byte, compute>{}, scan_bytes, in, scan) ==
             cudaSuccess);
     {
-      umsync::async_pool_buffer<std::byte, compute> temp(scan_bytes, s);
+      umsync::stream_buffer<std::byte, compute> temp(scan_bytes, s);
       CHECK(umsync::library_call(s, inclusive_scan, temp, scan_bytes, in, scan) == cudaSuccess);
     }
     umsync::copy_async(scan_host, scan, s);

@@ -37,8 +37,8 @@ TEST_CASE("a dependent launch's memory used on another stream without an edge th
   umsync::stream<compute> const second;  // same tag: the types allow it, the checker does not
   std::size_t const n = 1 << 16;
   {
-    umsync::async_pool_buffer<std::uint32_t, compute> in(n, first);
-    umsync::async_pool_buffer<std::uint32_t, compute> out(n, first);
+    umsync::stream_buffer<std::uint32_t, compute> in(n, first);
+    umsync::stream_buffer<std::uint32_t, compute> out(n, first);
     umsync::launch(first, {.grid = 64, .block = 256}, fill, in, n);
     umsync::launch_dependent(first, {.grid = 64, .block = 256}, dependent_copy, in, out, n);
     unsigned const line = std::source_location::current().line() + 2;

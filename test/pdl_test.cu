@@ -12,9 +12,9 @@
 #include <umsync/graph/capture_scope.hpp>
 #include <umsync/graph/graph_exec.hpp>
 #include <umsync/launch.hpp>
-#include <umsync/memory/async_pool_buffer.hpp>
 #include <umsync/memory/copy.hpp>
 #include <umsync/memory/fill.hpp>
+#include <umsync/memory/stream_buffer.hpp>
 #include <umsync/pdl.hpp>
 #include <umsync/stream.hpp>
 
@@ -110,7 +110,7 @@ struct pair_result {
 
 umsync::launch_config const config{.grid = grid_blocks, .block = block_threads};
 
-using words = umsync::async_pool_buffer<std::uint32_t, compute>;
+using words = umsync::stream_buffer<std::uint32_t, compute>;
 
 /// Poisons the primary's output and the dependent's before a pair runs, on the pair's stream.
 void poison(umsync::stream<compute> const& s, words& produced, words& copied)
@@ -126,8 +126,8 @@ TEST_CASE("a dependent kernel reads what its primary wrote late only through pen
   umsync_test::memory_baseline const baseline;
   auto rng = umsync_test::make_rng();
   umsync::stream<compute> const s;
-  umsync::async_pool_buffer<std::uint32_t, compute> produced(n, s);
-  umsync::async_pool_buffer<std::uint32_t, compute> copied(n, s);
+  umsync::stream_buffer<std::uint32_t, compute> produced(n, s);
+  umsync::stream_buffer<std::uint32_t, compute> copied(n, s);
   std::vector<std::uint32_t> host(n);
   pair_result typed, raw;
   for (int pair = 0; pair < 2 * pairs; ++pair) {
@@ -160,9 +160,9 @@ TEST_CASE("a wait orders a dependent after a primary two launches back when the 
   umsync_test::memory_baseline const baseline;
   auto rng = umsync_test::make_rng();
   umsync::stream<compute> const s;
-  umsync::async_pool_buffer<std::uint32_t, compute> produced(n, s);
-  umsync::async_pool_buffer<std::uint32_t, compute> scratch(n, s);
-  umsync::async_pool_buffer<std::uint32_t, compute> copied(n, s);
+  umsync::stream_buffer<std::uint32_t, compute> produced(n, s);
+  umsync::stream_buffer<std::uint32_t, compute> scratch(n, s);
+  umsync::stream_buffer<std::uint32_t, compute> copied(n, s);
   std::vector<std::uint32_t> host(n);
   int stale = 0;
   for (int chain = 0; chain < pairs; ++chain) {
@@ -183,8 +183,8 @@ TEST_CASE("dependent launches captured into a graph become a programmatic edge a
   umsync_test::memory_baseline const baseline;
   auto rng = umsync_test::make_rng();
   umsync::stream<compute> const s;
-  umsync::async_pool_buffer<std::uint32_t, compute> produced(n, s);
-  umsync::async_pool_buffer<std::uint32_t, compute> copied(n, s);
+  umsync::stream_buffer<std::uint32_t, compute> produced(n, s);
+  umsync::stream_buffer<std::uint32_t, compute> copied(n, s);
   auto const seed = static_cast<std::uint32_t>(rng());
   umsync::graph g = [&] {
     umsync::capture_scope scope(s);
@@ -221,7 +221,7 @@ TEST_CASE("launch_dependent refuses a kernel compiled for a virtual architecture
   // device, with the wait compiled out (NVIDIA/cccl #9134).
   umsync_test::memory_baseline const baseline;
   umsync::stream<compute> const s;
-  umsync::async_pool_buffer<std::uint32_t, compute> data(n, s);
+  umsync::stream_buffer<std::uint32_t, compute> data(n, s);
   try {
     umsync::launch_dependent(s, config, umsync_test::compute80_copy_kernel(), data, data, n);
     FAIL("no invalid_argument");
@@ -237,7 +237,7 @@ TEST_CASE("a cluster larger than the portable size is refused until the kernel a
 {
   umsync_test::memory_baseline const baseline;
   umsync::stream<compute> const s;
-  umsync::async_pool_buffer<std::uint32_t, compute> scratch(n, s);
+  umsync::stream_buffer<std::uint32_t, compute> scratch(n, s);
   umsync::launch_config const sixteen{.grid = 128, .block = 128, .cluster = {16, 1, 1}};
   try {
     umsync::launch(s, sixteen, independent_only, scratch, n);

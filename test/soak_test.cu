@@ -5,8 +5,8 @@
 #include "support/gpu_test.hpp"
 
 #include <umsync/launch.hpp>
-#include <umsync/memory/async_pool_buffer.hpp>
 #include <umsync/memory/memory_pool.hpp>
+#include <umsync/memory/stream_buffer.hpp>
 #include <umsync/stream.hpp>
 
 #include <array>
@@ -55,7 +55,7 @@ TEST_CASE("soak: 10^6 allocate/use/free cycles on 4 streams from 2 threads stay 
       for (int cycle = 0; cycle < cycles_per_thread; ++cycle) {
         auto const& s = streams[static_cast<std::size_t>(cycle) % streams_per_thread];
         std::uint32_t const value = static_cast<std::uint32_t>(thread * cycles_per_thread + cycle) * 2654435761U;
-        umsync::async_pool_buffer<std::uint32_t> buffer(elements, s, pool);
+        umsync::stream_buffer<std::uint32_t> buffer(elements, s, pool);
         umsync::launch(s, {.grid = 4, .block = 256}, stamp, buffer, elements, value);
         if (cycle % 1024 == 0) {  // check a sample; checking all would double the launches
           umsync::launch(s, {.grid = 4, .block = 256}, count_mismatches, std::as_const(buffer), elements, value,

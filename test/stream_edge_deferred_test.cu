@@ -41,8 +41,8 @@ TEST_CASE("a slot is refilled only after the kernel that reads it, although the 
     umsync::stream<compute> const cs;
     umsync::stream_edge slot_free(cs, ls, umsync::deferred);
     CHECK_FALSE(slot_free.recorded());
-    umsync::async_pool_buffer<u32, compute> slot(n, cs);
-    umsync::async_pool_buffer<u32, compute> out(n, cs);
+    umsync::stream_buffer<u32, compute> slot(n, cs);
+    umsync::stream_buffer<u32, compute> out(n, cs);
     umsync::copy_sync_pageable(slot, input, cs);
     UMSYNC_CUDA_CHECK(cudaMemsetAsync(out.data(), 0x5A, out.size_bytes(), cs.view()));  // poison
     // The consumer reads the slot 20 ms late; the edge is recorded right after it.
@@ -69,13 +69,13 @@ TEST_CASE("transfer through a deferred edge rebinds the buffer to the destinatio
     umsync::stream<loader> const ls;
     umsync::stream<compute> const cs;
     umsync::stream_edge loaded(ls, cs, umsync::deferred);
-    umsync::async_pool_buffer<u32, loader> in(n, ls);
-    umsync::async_pool_buffer<u32, loader> batch(n, ls);
+    umsync::stream_buffer<u32, loader> in(n, ls);
+    umsync::stream_buffer<u32, loader> batch(n, ls);
     umsync::copy_sync_pageable(in, input, ls);
     UMSYNC_CUDA_CHECK(cudaMemsetAsync(batch.data(), 0xA5, batch.size_bytes(), ls.view()));  // poison
     umsync::launch(ls, grid, umsync_test::delayed_affine, in, batch, n, std::uint64_t{20'000'000});
     loaded.record();
-    umsync::async_pool_buffer<u32, compute> on_compute = loaded.transfer(std::move(batch));
+    umsync::stream_buffer<u32, compute> on_compute = loaded.transfer(std::move(batch));
     CHECK(batch.data() == nullptr);  // NOLINT(bugprone-use-after-move): moved-from is empty by contract
     CHECK(on_compute.stream() == cs.view());
     umsync::copy_sync_pageable(output, on_compute, cs);
@@ -91,7 +91,7 @@ TEST_CASE("waiting on a deferred edge that was never recorded throws usage_error
   umsync::stream<compute> const cs;
   umsync::stream_edge<compute, loader, umsync::edge_timing::deferred> never(cs, ls);  // the type spelled out
   CHECK_THROWS_AS(never.wait(), umsync::usage_error);
-  umsync::async_pool_buffer<u32, compute> buffer(16, cs);
+  umsync::stream_buffer<u32, compute> buffer(16, cs);
   CHECK_THROWS_AS(static_cast<void>(never.transfer(std::move(buffer))), umsync::usage_error);
   CHECK(buffer.data() != nullptr);  // NOLINT(bugprone-use-after-move): a refused transfer leaves it
   never.record();

@@ -26,9 +26,9 @@ TEST_CASE("transfer orders a consumer after a slow producer and rebinds the buff
     umsync::stream<producer> const ps;
     umsync::stream<consumer> const cs;
     umsync::stream_edge forward(ps, cs);
-    umsync::async_pool_buffer<std::uint32_t, producer> in(n, ps);
-    umsync::async_pool_buffer<std::uint32_t, producer> mid(n, ps);
-    umsync::async_pool_buffer<std::uint32_t, consumer> out(n, cs);
+    umsync::stream_buffer<std::uint32_t, producer> in(n, ps);
+    umsync::stream_buffer<std::uint32_t, producer> mid(n, ps);
+    umsync::stream_buffer<std::uint32_t, consumer> out(n, cs);
     UMSYNC_CUDA_CHECK(cudaMemsetAsync(mid.data(), 0xA5, mid.size_bytes(), ps.view()));
     UMSYNC_CUDA_CHECK(cudaMemsetAsync(out.data(), 0x5A, out.size_bytes(), cs.view()));
     umsync::copy_sync_pageable(in, input, ps);
@@ -60,13 +60,13 @@ TEST_CASE("pool memory freed on one stream and reused on another after an edge s
     std::vector<std::uint32_t> const input = umsync_test::random_words(rng, n);
     std::uint32_t const key = static_cast<std::uint32_t>(rng());
     {
-      umsync::async_pool_buffer<std::uint32_t, producer> a(n, ps, pool);
-      umsync::async_pool_buffer<std::uint32_t, producer> b(n, ps, pool);
+      umsync::stream_buffer<std::uint32_t, producer> a(n, ps, pool);
+      umsync::stream_buffer<std::uint32_t, producer> b(n, ps, pool);
       umsync::copy_sync_pageable(a, input, ps);
       umsync::launch(ps, {.grid = 132, .block = 256}, umsync_test::delayed_affine, a, b, n, std::uint64_t{2'000'000});
       umsync::stream_edge edge(ps, cs);
       auto b_on_consumer = edge.transfer(std::move(b));
-      umsync::async_pool_buffer<std::uint32_t, consumer> c(n, cs, pool);  // may reuse memory the producer freed
+      umsync::stream_buffer<std::uint32_t, consumer> c(n, cs, pool);  // may reuse memory the producer freed
       umsync::launch(cs, {.grid = 132, .block = 256}, umsync_test::xor_with, b_on_consumer, c, n, key);
       umsync::copy_sync_pageable(output, c, cs);
     }
@@ -97,10 +97,10 @@ TEST_CASE("fan-out to two reader streams and fan-in back before the owner frees"
     umsync::stream<producer> const owner;
     umsync::stream<reader_a> const sa;
     umsync::stream<reader_b> const sb;
-    umsync::async_pool_buffer<std::uint32_t, producer> source(n, owner);
-    umsync::async_pool_buffer<std::uint32_t, producer> staged(n, owner);
-    umsync::async_pool_buffer<std::uint32_t, reader_a> result_a(n, sa);
-    umsync::async_pool_buffer<std::uint32_t, reader_b> result_b(n, sb);
+    umsync::stream_buffer<std::uint32_t, producer> source(n, owner);
+    umsync::stream_buffer<std::uint32_t, producer> staged(n, owner);
+    umsync::stream_buffer<std::uint32_t, reader_a> result_a(n, sa);
+    umsync::stream_buffer<std::uint32_t, reader_b> result_b(n, sb);
     umsync::copy_sync_pageable(source, input, owner);
     umsync::launch(owner, {.grid = 264, .block = 256}, umsync_test::delayed_affine, source, staged, n,
                    std::uint64_t{10'000'000});  // 10 ms late

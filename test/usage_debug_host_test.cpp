@@ -66,23 +66,23 @@ TEST_CASE("unique_handle remembers being moved from in debug builds, and only th
 TEST_CASE("a moved-from buffer is refused by memory_of, launch and the copies; a buffer of zero elements is not")
 {
   auto const s = umsync::per_thread_default_stream<compute>();
-  umsync::async_pool_buffer<float, compute> zero(0, s);  // allocates nothing: no device needed
+  umsync::stream_buffer<float, compute> zero(0, s);  // allocates nothing: no device needed
   CHECK_NOTHROW(static_cast<void>(umsync::memory_of(zero)));
-  umsync::async_pool_buffer<float, compute> owner(std::move(zero));
+  umsync::stream_buffer<float, compute> owner(std::move(zero));
   // Reads stay as documented: a moved-from buffer has 0 elements and a null data().
   CHECK(zero.size() == 0);  // NOLINT(bugprone-use-after-move)
   CHECK(zero.data() == nullptr);
   CHECK(zero.empty());
   CHECK_THROWS_WITH_AS(static_cast<void>(umsync::memory_of(zero)),
-                       doctest::Contains("use of a moved-from umsync::async_pool_buffer"), umsync::usage_error);
+                       doctest::Contains("use of a moved-from umsync::stream_buffer"), umsync::usage_error);
   CHECK_THROWS_AS(static_cast<void>(umsync::memory_of(std::as_const(zero))), umsync::usage_error);
   CHECK_NOTHROW(static_cast<void>(umsync::memory_of(owner)));
   CHECK_THROWS_WITH_AS(umsync::launch(s, {}, writes, zero, std::size_t{0}),
-                       doctest::Contains("use of a moved-from umsync::async_pool_buffer"), umsync::usage_error);
+                       doctest::Contains("use of a moved-from umsync::stream_buffer"), umsync::usage_error);
   CHECK_THROWS_AS(umsync::launch(s, {}, reads, std::as_const(zero), std::size_t{0}), umsync::usage_error);
   CHECK_THROWS_AS(umsync::copy_async(owner, zero, s), umsync::usage_error);
   CHECK_THROWS_AS(umsync::copy_async(zero, owner, s), umsync::usage_error);
-  using buffer = umsync::async_pool_buffer<float, compute>;
+  using buffer = umsync::stream_buffer<float, compute>;
   CHECK_THROWS_AS(buffer(zero, s), umsync::usage_error);  // a deep copy of it
 
   zero = std::move(owner);  // assigned: an owner again, and `owner` is the moved-from one

@@ -49,9 +49,9 @@ TEST_CASE("a moved-from buffer and the source of a transfer are refused with usa
   {
     umsync::stream<producer> const ps;
     umsync::stream<consumer> const cs;
-    umsync::async_pool_buffer<u32, producer> in(n, ps);
-    umsync::async_pool_buffer<u32, producer> scratch(n, ps);  // what refused work would have written
-    umsync::async_pool_buffer<u32, consumer> out(n, cs);
+    umsync::stream_buffer<u32, producer> in(n, ps);
+    umsync::stream_buffer<u32, producer> scratch(n, ps);  // what refused work would have written
+    umsync::stream_buffer<u32, consumer> out(n, cs);
     UMSYNC_CUDA_CHECK(cudaMemsetAsync(scratch.data(), 0xFF, scratch.size_bytes(), ps.view()));
     UMSYNC_CUDA_CHECK(cudaMemsetAsync(out.data(), 0xFF, out.size_bytes(), cs.view()));
     umsync::copy_sync_pageable(in, input, ps);
@@ -64,21 +64,21 @@ TEST_CASE("a moved-from buffer and the source of a transfer are refused with usa
       umsync::launch(ps, grid, umsync_test::xor_with, in, scratch, n, key);
       FAIL("no usage_error");
     } catch (umsync::usage_error const& e) {
-      CHECK(std::string(e.what()).starts_with("umsync: use of a moved-from umsync::async_pool_buffer"));
+      CHECK(std::string(e.what()).starts_with("umsync: use of a moved-from umsync::stream_buffer"));
     }
     CHECK_THROWS_AS(umsync::copy_async(scratch, in, ps), umsync::usage_error);
     CHECK_THROWS_AS(umsync::copy_sync_pageable(untouched, in, ps), umsync::usage_error);
-    using pool_buffer = umsync::async_pool_buffer<u32, producer>;
+    using pool_buffer = umsync::stream_buffer<u32, producer>;
     CHECK_THROWS_AS(pool_buffer(in, ps), umsync::usage_error);  // a deep copy of it
 
     // A buffer moved from with std::move alone is refused alike; its new owner works.
-    umsync::async_pool_buffer<u32, producer> moved(n, ps);
-    umsync::async_pool_buffer<u32, producer> moved_owner(std::move(moved));
+    umsync::stream_buffer<u32, producer> moved(n, ps);
+    umsync::stream_buffer<u32, producer> moved_owner(std::move(moved));
     CHECK_THROWS_AS(umsync::launch(ps, grid, umsync_test::xor_with, scratch, moved, n, key), umsync::usage_error);
     CHECK_NOTHROW(umsync::launch(ps, grid, umsync_test::xor_with, scratch, moved_owner, n, key));
 
     // A buffer made with zero elements is legitimately empty: launching it is accepted.
-    umsync::async_pool_buffer<u32, producer> none(0, ps);
+    umsync::stream_buffer<u32, producer> none(0, ps);
     CHECK_NOTHROW(umsync::launch(ps, grid, umsync_test::xor_with, none, none, std::size_t{0}, key));
 
     // Pinned memory and the device memory of a step buffer, moved from.
@@ -167,8 +167,8 @@ TEST_CASE("host memory said to be pinned or device memory that is pageable is re
   bool const kernels_read_pageable = umsync::capabilities(umsync::current_device()).pageable_memory_access;
   {
     umsync::stream<> const s;
-    umsync::async_pool_buffer<u32> device(n, s);
-    umsync::async_pool_buffer<u32> result(n, s);
+    umsync::stream_buffer<u32> device(n, s);
+    umsync::stream_buffer<u32> result(n, s);
     UMSYNC_CUDA_CHECK(cudaMemsetAsync(device.data(), 0xFF, device.size_bytes(), s.view()));
     UMSYNC_CUDA_CHECK(cudaMemsetAsync(result.data(), 0xFF, result.size_bytes(), s.view()));
 

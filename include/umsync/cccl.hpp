@@ -8,7 +8,7 @@
 //   umsync::buffer_memory(buffer, s) checks (UMSYNC_DEBUG builds) that `s` is the buffer's stream
 //   and gives a memory_span tagged with s's tag, of the kind its properties say (device only:
 //   device; host accessible too: named by the caller, since CCCL does not say pinned or managed).
-// - Pools: cuda::device_memory_pool is a stream-ordered resource, so async_pool_buffer takes it as
+// - Pools: cuda::device_memory_pool is a stream-ordered resource, so stream_buffer takes it as
 //   it takes any (nothing here); umsync's memory_pool_ref is a cuda::mr resource, so
 //   a cuda::device_buffer takes it (nothing here either). The static_asserts below state both.
 // - cuda::launch: an untagged memory_span passes as the kernel's cuda::std::span, through CCCL's
@@ -111,7 +111,7 @@ template <class Tag, class Stream>
   }  // namespace detail
 
   /// The memory of a device-only cuda::buffer (cuda::device_buffer<T>), bound to the tag of its own
-  /// stream `s`: used on streams of that tag only, as an async_pool_buffer allocated on `s` is.
+  /// stream `s`: used on streams of that tag only, as a stream_buffer allocated on `s` is.
   template <class T, class... Properties, class Tag>
   [[nodiscard]] memory_span<T, memory_kind::device, Tag> buffer_memory(cuda::buffer<T, Properties...>& buffer,
                                                                        stream_view<Tag> s)

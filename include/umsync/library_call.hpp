@@ -2,7 +2,7 @@
 // called with umsync streams and memory, checked as a kernel launch is.
 //
 //   umsync::stream<compute> s;
-//   umsync::async_pool_buffer<float, compute> a(m * k, s), b(k * n, s), c(m * n, s);
+//   umsync::stream_buffer<float, compute> a(m * k, s), b(k * n, s), c(m * n, s);
 //   cublasStatus_t const status = umsync::library_call(
 //       s,
 //       [&](cudaStream_t raw, float const* pa, float const* pb, float* pc) {

@@ -37,7 +37,7 @@
 #include <umsync/detail/nvtx.hpp>
 #include <umsync/error.hpp>
 #include <umsync/event.hpp>
-#include <umsync/memory/async_pool_buffer.hpp>
+#include <umsync/memory/stream_buffer.hpp>
 #include <umsync/stream.hpp>
 #include <umsync/stream_view.hpp>
 
@@ -51,9 +51,9 @@ UMSYNC_NAMESPACE_BEGIN
 namespace detail {
 
 template <class B>
-inline constexpr bool is_async_pool_buffer = false;
+inline constexpr bool is_stream_buffer = false;
 template <class T, class Tag>
-inline constexpr bool is_async_pool_buffer<async_pool_buffer<T, Tag>> = true;
+inline constexpr bool is_stream_buffer<stream_buffer<T, Tag>> = true;
 
 template <class B>
 struct buffer_traits {
@@ -64,10 +64,10 @@ struct buffer_traits {
   using shared = B;
 };
 template <class T, class Tag>
-struct buffer_traits<async_pool_buffer<T, Tag>> {
+struct buffer_traits<stream_buffer<T, Tag>> {
   using tag = Tag;
   template <class To>
-  using rebound = async_pool_buffer<T, To>;
+  using rebound = stream_buffer<T, To>;
   template <class To>
   using shared = device_span<T const, To>;
 };
@@ -137,7 +137,7 @@ class stream_edge {
   }
 
   /// Orders the streams (immediate: edge(); deferred: wait()) and rebinds `buffer`, an
-  /// async_pool_buffer bound to the source stream and passed with std::move, to the
+  /// stream_buffer bound to the source stream and passed with std::move, to the
   /// destination stream.
   template <class Buffer>
   // clang-format off
@@ -158,7 +158,7 @@ class stream_edge {
     }
   }
 
-  /// Fan-out: orders the streams as transfer() does and lends `buffer`, an async_pool_buffer
+  /// Fan-out: orders the streams as transfer() does and lends `buffer`, a stream_buffer
   /// bound to the source stream, to the destination stream for reading, as a read-only span
   /// bound to it; the buffer stays bound to (and is freed on) the source stream. Several
   /// destinations may read at once. Before the source writes or frees the buffer again, join
@@ -194,14 +194,14 @@ class stream_edge {
   static constexpr bool handoff_source() noexcept
   {
     using source = std::remove_cvref_t<Buffer>;
-    static_assert(detail::is_async_pool_buffer<source>,
-                  "umsync: a stream_edge hands over (transfer) or lends (share) an async_pool_buffer; other memory "
+    static_assert(detail::is_stream_buffer<source>,
+                  "umsync: a stream_edge hands over (transfer) or lends (share) a stream_buffer; other memory "
                   "is not bound to a stream: order it with edge()");
-    static_assert(!detail::is_async_pool_buffer<source> || std::is_same_v<detail::bound_tag_t<source>, From>,
+    static_assert(!detail::is_stream_buffer<source> || std::is_same_v<detail::bound_tag_t<source>, From>,
                   "umsync: a stream_edge hands over or lends a buffer bound to its source stream only; an edge runs "
                   "one way, from its first stream to its second: build stream_edge(buffer_stream, "
                   "other_stream)");
-    return detail::is_async_pool_buffer<source> && std::is_same_v<detail::bound_tag_t<source>, From>;
+    return detail::is_stream_buffer<source> && std::is_same_v<detail::bound_tag_t<source>, From>;
   }
 
   // record() and wait() without their ranges, for the calls that are a range of their own.

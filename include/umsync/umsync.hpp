@@ -21,7 +21,6 @@
 #include <umsync/graph/graph_memory.hpp>
 #include <umsync/launch.hpp>
 #include <umsync/library_call.hpp>
-#include <umsync/memory/async_pool_buffer.hpp>
 #include <umsync/memory/copy.hpp>
 #include <umsync/memory/fill.hpp>
 #include <umsync/memory/managed_batch.hpp>
@@ -37,6 +36,7 @@
 #include <umsync/memory/resource.hpp>
 #include <umsync/memory/staging_ring.hpp>
 #include <umsync/memory/step_buffer.hpp>
+#include <umsync/memory/stream_buffer.hpp>
 #include <umsync/phase/phase_advisor.hpp>
 #include <umsync/stream.hpp>
 #include <umsync/stream_edge.hpp>

@@ -98,8 +98,8 @@ TEST_CASE("check_not_capturing throws capture_error on a capturing stream and th
   u32 const first_key = static_cast<u32>(rng());
   u32 const second_key = static_cast<u32>(rng());
   umsync::stream<left> const a;
-  umsync::async_pool_buffer<u32, left> in(n, a);
-  umsync::async_pool_buffer<u32, left> out(n, a);
+  umsync::stream_buffer<u32, left> in(n, a);
+  umsync::stream_buffer<u32, left> out(n, a);
   std::vector<u32> const input = umsync_test::random_words(rng, n);
   umsync::copy_sync_pageable(in, input, a);
   umsync::graph const g = [&] {
@@ -246,8 +246,8 @@ TEST_CASE("synchronize and ready on a capturing stream, or on an event recorded 
   std::vector<u32> output(n, 0);
   umsync::stream<left> const a;
   {
-    umsync::async_pool_buffer<u32, left> in(n, a);
-    umsync::async_pool_buffer<u32, left> out(n, a);
+    umsync::stream_buffer<u32, left> in(n, a);
+    umsync::stream_buffer<u32, left> out(n, a);
     UMSYNC_CUDA_CHECK(cudaMemsetAsync(out.data(), 0xFF, out.size_bytes(), a.view()));
     umsync::copy_sync_pageable(in, input, a);
     umsync::event in_capture;  // made before the capture: creating it is no capture's business
@@ -306,7 +306,7 @@ TEST_CASE("copy_sync_pageable on a view of a capturing stream is refused before 
   std::size_t const n = 1024;
   std::vector<u32> host(n, 7U);
   umsync::stream<left> const a;
-  umsync::async_pool_buffer<u32, left> device(n, a);
+  umsync::stream_buffer<u32, left> device(n, a);
   UMSYNC_CUDA_CHECK(cudaMemsetAsync(device.data(), 0, device.size_bytes(), a.view()));
   {
     umsync::capture_scope scope(a);

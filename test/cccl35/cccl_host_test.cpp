@@ -41,7 +41,7 @@ concept memory_of_temporary = requires(Buffer&& b)
 };
 static_assert(!memory_of_temporary<device_buffer>);
 
-// The pools each way: CCCL's device pool is a stream-ordered resource for async_pool_buffer, and
+// The pools each way: CCCL's device pool is a stream-ordered resource for stream_buffer, and
 // umsync's pool reference a device-accessible cuda::mr resource for cuda::buffer.
 static_assert(umsync::stream_ordered_resource<cuda::device_memory_pool>);
 static_assert(umsync::stream_ordered_resource<cuda::device_memory_pool_ref>);

@@ -4,9 +4,9 @@
 // umsync's pools model CCCL 3.5's resource concepts (allocate(stream, bytes, alignment), the
 // synchronous allocate_sync) with device_accessible; device_resource_ref is cuda::mr::resource_ref;
 // and a buffer takes its memory from a CCCL 3.5 resource, a user's or a reference.
-#include <umsync/memory/async_pool_buffer.hpp>
 #include <umsync/memory/memory_pool.hpp>
 #include <umsync/memory/resource.hpp>
+#include <umsync/memory/stream_buffer.hpp>
 #include <umsync/stream.hpp>
 
 #include "../support/mock_resources.hpp"
@@ -60,11 +60,11 @@ void use(umsync::stream<compute> const& s, umsync::memory_pool& pool, arena& a, 
   umsync::device_resource_ref ref = handle;
   void* memory = umsync::detail::allocate_from(ref, s, 256, 256);
   umsync::detail::deallocate_to(ref, s, memory, 256, 256);
-  umsync::async_pool_buffer<float, compute> from_pool(16, s, pool);
-  umsync::async_pool_buffer<float, compute> from_ref(16, s, ref);
-  umsync::async_pool_buffer<float, compute> from_temporary_ref(16, s, umsync::device_resource_ref(a));
-  umsync::async_pool_buffer<float, compute> from_arena(16, s, a);
-  umsync::async_pool_buffer<float, compute> from_move_only(16, s, m);
+  umsync::stream_buffer<float, compute> from_pool(16, s, pool);
+  umsync::stream_buffer<float, compute> from_ref(16, s, ref);
+  umsync::stream_buffer<float, compute> from_temporary_ref(16, s, umsync::device_resource_ref(a));
+  umsync::stream_buffer<float, compute> from_arena(16, s, a);
+  umsync::stream_buffer<float, compute> from_move_only(16, s, m);
 }
 
 }  // namespace cccl35_check

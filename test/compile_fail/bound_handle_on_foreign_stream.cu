@@ -2,13 +2,13 @@
 // another stream's tag does not compile, as in library_call.
 // expect-error: umsync: memory bound to one stream is used on another stream; cross with umsync::stream_edge::transfer (an event edge) first
 #include <umsync/cublas.hpp>
-#include <umsync/memory/async_pool_buffer.hpp>
+#include <umsync/memory/stream_buffer.hpp>
 
 struct compute {};
 struct loader {};
 
-cublasStatus_t scale(cublasHandle_t handle, umsync::stream_view<compute> s,
-                     umsync::async_pool_buffer<float, compute>& mine, umsync::async_pool_buffer<float, loader>& theirs)
+cublasStatus_t scale(cublasHandle_t handle, umsync::stream_view<compute> s, umsync::stream_buffer<float, compute>& mine,
+                     umsync::stream_buffer<float, loader>& theirs)
 {
   umsync::bound_handle const blas(handle, s);
   float const alpha = 2.0F;
@@ -25,9 +25,9 @@ cublasStatus_t scale(cublasHandle_t handle, umsync::stream_view<compute> s,
 // cuBLASLt takes the stream as each call's last argument; a library's void* takes any memory's
 // bytes (compiled in both builds).
 cublasStatus_t multiply(cublasLtHandle_t handle, umsync::stream_view<compute> s, cublasLtMatmulDesc_t desc,
-                        cublasLtMatrixLayout_t layout, umsync::async_pool_buffer<float, compute> const& a,
-                        umsync::async_pool_buffer<float, compute>& c,
-                        umsync::async_pool_buffer<unsigned char, compute>& workspace)
+                        cublasLtMatrixLayout_t layout, umsync::stream_buffer<float, compute> const& a,
+                        umsync::stream_buffer<float, compute>& c,
+                        umsync::stream_buffer<unsigned char, compute>& workspace)
 {
   umsync::bound_handle const lt(handle, s);
   float const one = 1.0F;

@@ -14,7 +14,7 @@ __global__ void fill(float* out, int n)
 
 void use(umsync::stream<producer> const& ps, umsync::stream<consumer> const& cs)
 {
-  umsync::async_pool_buffer<float, producer> data(32, ps);
+  umsync::stream_buffer<float, producer> data(32, ps);
 #if defined(UMSYNC_CF_CONTROL)
   umsync::stream_edge edge(ps, cs);
   auto on_consumer = edge.transfer(std::move(data));

@@ -7,7 +7,7 @@ struct consumer {};
 
 void use(umsync::stream<producer> const& ps, umsync::stream<consumer> const& cs)
 {
-  umsync::async_pool_buffer<float, producer> data(32, ps);
+  umsync::stream_buffer<float, producer> data(32, ps);
   umsync::stream_edge edge(ps, cs);
 #if defined(UMSYNC_CF_CONTROL)
   auto kept = edge.transfer(std::move(data));

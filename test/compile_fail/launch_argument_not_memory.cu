@@ -3,13 +3,13 @@
 // conversion function".
 // expect-error: umsync: a launch argument does not convert to its kernel parameter; memory must be an umsync buffer, a memory_span or a type that answers umsync_memory (memory/memory_range.hpp)
 #include <umsync/launch.hpp>
-#include <umsync/memory/async_pool_buffer.hpp>
+#include <umsync/memory/stream_buffer.hpp>
 #include <umsync/stream.hpp>
 
 struct compute {};
 
 struct layer {
-  umsync::async_pool_buffer<float, compute> weights;
+  umsync::stream_buffer<float, compute> weights;
   int width;
 };
 

@@ -2,7 +2,7 @@
 // consumer stream is checked where it is instantiated, with the rule's message.
 // expect-error: umsync: memory bound to one stream is used on another stream; cross with umsync::stream_edge::transfer (an event edge) first
 #include <umsync/launch.hpp>
-#include <umsync/memory/async_pool_buffer.hpp>
+#include <umsync/memory/stream_buffer.hpp>
 #include <umsync/stream.hpp>
 
 struct producer {};
@@ -18,7 +18,7 @@ void use(umsync::stream<producer> const& ps, umsync::stream<consumer> const& cs)
   auto const fill_on = [](auto const& stream, auto& buffer) {
     umsync::launch(stream, {.grid = 1, .block = 64}, fill, buffer, 64);
   };
-  umsync::async_pool_buffer<float, producer> x(64, ps);
+  umsync::stream_buffer<float, producer> x(64, ps);
 #if defined(UMSYNC_CF_CONTROL)
   fill_on(ps, x);
 #else

@@ -3,7 +3,7 @@
 // memory, nothing to check) or an empty memory_span.
 // expect-error: umsync: an integer (NULL or 0) is passed to a kernel parameter that is a pointer; pass nullptr for no memory, or an empty memory_span
 #include <umsync/launch.hpp>
-#include <umsync/memory/async_pool_buffer.hpp>
+#include <umsync/memory/stream_buffer.hpp>
 
 #include <cstddef>
 
@@ -17,7 +17,7 @@ __global__ void add_bias(float* out, float const* bias, std::size_t n)
   }
 }
 
-void step(umsync::stream_view<compute> s, umsync::async_pool_buffer<float, compute>& out)
+void step(umsync::stream_view<compute> s, umsync::stream_buffer<float, compute>& out)
 {
   umsync::launch_config const cfg{.grid = 1, .block = 256};
 #if defined(UMSYNC_CF_CONTROL)

@@ -3,13 +3,13 @@
 // nothing to check) or an empty memory_span.
 // expect-error: umsync: an integer (NULL or 0) is passed to a library call's parameter that is a pointer; pass nullptr for no memory, or an empty memory_span
 #include <umsync/library_call.hpp>
-#include <umsync/memory/async_pool_buffer.hpp>
+#include <umsync/memory/stream_buffer.hpp>
 
 #include <cstddef>
 
 struct compute {};
 
-cudaError_t add_bias(umsync::stream_view<compute> s, umsync::async_pool_buffer<float, compute>& out)
+cudaError_t add_bias(umsync::stream_view<compute> s, umsync::stream_buffer<float, compute>& out)
 {
   // A library entry point with an optional input: a null bias means none.
   auto const call = [](cudaStream_t raw, float* p, float const* bias, std::size_t bytes) {

@@ -12,7 +12,7 @@ struct consumer {};
 
 cudaError_t clear(umsync::stream<producer> const& ps, umsync::stream<consumer> const& cs)
 {
-  umsync::async_pool_buffer<float, producer> data(32, ps);
+  umsync::stream_buffer<float, producer> data(32, ps);
   auto const memset = [](cudaStream_t s, float* p, std::size_t bytes) { return cudaMemsetAsync(p, 0, bytes, s); };
 #if defined(UMSYNC_CF_CONTROL)
   umsync::stream_edge edge(ps, cs);

@@ -6,15 +6,15 @@
 // expect-error: umsync: umsync's stream-ordered calls take a umsync stream (stream<Tag>, stream_view<Tag> or capturing_stream<Tag>), whose tag memory is checked against; adopt a raw cudaStream_t with umsync::stream_view<Tag>{handle}
 // expect-error: umsync: memory bound to one stream is used on another stream; cross with umsync::stream_edge::transfer (an event edge) first
 #include <umsync/library_call.hpp>
-#include <umsync/memory/async_pool_buffer.hpp>
+#include <umsync/memory/stream_buffer.hpp>
 
 #include <cstddef>
 
 struct compute {};
 struct copy {};
 
-cudaError_t clear(cudaStream_t from_a_library, umsync::stream_view<compute> s,
-                  umsync::async_pool_buffer<float, compute>& x, umsync::async_pool_buffer<float, copy>& y)
+cudaError_t clear(cudaStream_t from_a_library, umsync::stream_view<compute> s, umsync::stream_buffer<float, compute>& x,
+                  umsync::stream_buffer<float, copy>& y)
 {
   auto const memset = [](cudaStream_t raw, float* p, std::size_t bytes) { return cudaMemsetAsync(p, 0, bytes, raw); };
   auto const generic = [](cudaStream_t raw, auto* p, std::size_t bytes) { return cudaMemsetAsync(p, 0, bytes, raw); };

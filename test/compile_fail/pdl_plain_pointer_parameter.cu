@@ -3,7 +3,7 @@
 // parameter could be read before the wait, so launch_dependent refuses the kernel.
 // expect-error: umsync: a kernel launched with launch_dependent takes memory as umsync::pending<T> (earlier work on the stream may still use it; opened after the wait) or umsync::independent<T>, never as a plain pointer (pdl.hpp)
 #include <umsync/launch.hpp>
-#include <umsync/memory/async_pool_buffer.hpp>
+#include <umsync/memory/stream_buffer.hpp>
 #include <umsync/stream.hpp>
 
 struct compute {};
@@ -23,8 +23,8 @@ __global__ void scale(float const* in, float* out, int n)
 }
 #endif
 
-void run(umsync::stream<compute> const& s, umsync::async_pool_buffer<float, compute> const& in,
-         umsync::async_pool_buffer<float, compute>& out)
+void run(umsync::stream<compute> const& s, umsync::stream_buffer<float, compute> const& in,
+         umsync::stream_buffer<float, compute>& out)
 {
   umsync::launch_dependent(s, {.grid = 1, .block = 64}, scale, in, out, 64);
 }

@@ -3,8 +3,8 @@
 // the call failed with "no instance of function template matches".
 // expect-error: umsync: umsync's stream-ordered calls take a umsync stream (stream<Tag>, stream_view<Tag> or capturing_stream<Tag>), whose tag memory is checked against; adopt a raw cudaStream_t with umsync::stream_view<Tag>{handle}
 #include <umsync/launch.hpp>
-#include <umsync/memory/async_pool_buffer.hpp>
 #include <umsync/memory/copy.hpp>
+#include <umsync/memory/stream_buffer.hpp>
 
 struct compute {};
 
@@ -13,8 +13,8 @@ __global__ void zero(float* x, int n)
   if (static_cast<int>(threadIdx.x) < n) x[threadIdx.x] = 0.0F;
 }
 
-void reset(cudaStream_t from_a_library, umsync::async_pool_buffer<float, compute>& x,
-           umsync::async_pool_buffer<float, compute> const& y)
+void reset(cudaStream_t from_a_library, umsync::stream_buffer<float, compute>& x,
+           umsync::stream_buffer<float, compute> const& y)
 {
 #if defined(UMSYNC_CF_CONTROL)
   umsync::stream_view<compute> const s{from_a_library};

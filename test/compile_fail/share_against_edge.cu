@@ -6,7 +6,7 @@ struct producer {};
 struct consumer {};
 
 umsync::device_span<float const, consumer> lend(umsync::stream<producer> const& ps, umsync::stream<consumer> const& cs,
-                                                umsync::async_pool_buffer<float, producer> const& x)
+                                                umsync::stream_buffer<float, producer> const& x)
 {
 #if defined(UMSYNC_CF_CONTROL)
   umsync::stream_edge edge(ps, cs);

@@ -10,9 +10,9 @@ umsync::device_span<float const, consumer> lend(umsync::stream<producer> const& 
 {
   umsync::stream_edge edge(ps, cs);
 #if defined(UMSYNC_CF_CONTROL)
-  static umsync::async_pool_buffer<float, producer> kept(64, ps);
+  static umsync::stream_buffer<float, producer> kept(64, ps);
   return edge.share(kept);
 #else
-  return edge.share(umsync::async_pool_buffer<float, producer>(64, ps));
+  return edge.share(umsync::stream_buffer<float, producer>(64, ps));
 #endif
 }

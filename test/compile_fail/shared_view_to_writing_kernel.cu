@@ -20,7 +20,7 @@ __global__ void sum(float const* x, float* out, int n)
 }
 
 void use(umsync::stream<producer> const& ps, umsync::stream<consumer> const& cs,
-         umsync::async_pool_buffer<float, producer> const& x, umsync::async_pool_buffer<float, consumer>& out)
+         umsync::stream_buffer<float, producer> const& x, umsync::stream_buffer<float, consumer>& out)
 {
   umsync::stream_edge edge(ps, cs);
   auto const view = edge.share(x);

@@ -2,7 +2,7 @@
 // so a slice of a buffer allocated on stream<A> cannot be used in a launch on stream tag B.
 // expect-error: umsync: memory bound to one stream is used on another stream; cross with umsync::stream_edge::transfer (an event edge) first
 #include <umsync/launch.hpp>
-#include <umsync/memory/async_pool_buffer.hpp>
+#include <umsync/memory/stream_buffer.hpp>
 #include <umsync/stream.hpp>
 
 struct producer {};
@@ -15,7 +15,7 @@ __global__ void fill(float* out, int n)
 
 void use(umsync::stream<producer> const& ps, umsync::stream<consumer> const& cs)
 {
-  umsync::async_pool_buffer<float, producer> data(96, ps);
+  umsync::stream_buffer<float, producer> data(96, ps);
   auto const head = data.span().first(32);
   auto const middle = data.span().subspan(32, 32);
   auto const tail = data.span().last(32);

@@ -6,9 +6,8 @@
 struct producer {};
 struct consumer {};
 
-umsync::async_pool_buffer<float, consumer> handoff(umsync::stream<producer> const& ps,
-                                                   umsync::stream<consumer> const& cs,
-                                                   umsync::async_pool_buffer<float, producer>&& x)
+umsync::stream_buffer<float, consumer> handoff(umsync::stream<producer> const& ps, umsync::stream<consumer> const& cs,
+                                               umsync::stream_buffer<float, producer>&& x)
 {
 #if defined(UMSYNC_CF_CONTROL)
   umsync::stream_edge edge(ps, cs);
@@ -16,6 +15,6 @@ umsync::async_pool_buffer<float, consumer> handoff(umsync::stream<producer> cons
 #else
   umsync::stream_edge edge(cs, ps);
   auto back = edge.transfer(std::move(x));
-  return umsync::async_pool_buffer<float, consumer>(0, cs);
+  return umsync::stream_buffer<float, consumer>(0, cs);
 #endif
 }

@@ -14,9 +14,8 @@ auto hand_over(Edge& edge, Buffer&& buffer)
   return edge.transfer(std::forward<Buffer>(buffer));
 }
 
-umsync::async_pool_buffer<float, consumer> handoff(umsync::stream<producer> const& ps,
-                                                   umsync::stream<consumer> const& cs,
-                                                   umsync::async_pool_buffer<float, producer>& x)
+umsync::stream_buffer<float, consumer> handoff(umsync::stream<producer> const& ps, umsync::stream<consumer> const& cs,
+                                               umsync::stream_buffer<float, producer>& x)
 {
   umsync::stream_edge edge(ps, cs);
 #if defined(UMSYNC_CF_CONTROL)

@@ -7,11 +7,11 @@
 #include <umsync/event.hpp>
 #include <umsync/graph/graph.hpp>
 #include <umsync/graph/graph_exec.hpp>
-#include <umsync/memory/async_pool_buffer.hpp>
 #include <umsync/memory/managed_buffer.hpp>
 #include <umsync/memory/memory_pool.hpp>
 #include <umsync/memory/pinned_buffer.hpp>
 #include <umsync/memory/step_buffer.hpp>
+#include <umsync/memory/stream_buffer.hpp>
 #include <umsync/stream.hpp>
 
 #include <cstdint>
@@ -38,9 +38,9 @@ TEST_CASE("moved-from buffers are empty: zero elements, a null pointer, freed on
   std::size_t const n = 1000;
   {
     umsync::stream<compute> const s;
-    umsync::async_pool_buffer<std::uint32_t, compute> pool_memory(n, s);
+    umsync::stream_buffer<std::uint32_t, compute> pool_memory(n, s);
     void const* const pool_address = pool_memory.data();
-    umsync::async_pool_buffer<std::uint32_t, compute> pool_owner(std::move(pool_memory));
+    umsync::stream_buffer<std::uint32_t, compute> pool_owner(std::move(pool_memory));
     check_moved_buffer(pool_memory, pool_owner, pool_address, n);
     CHECK(pool_memory.stream() == s.view());  // still bound: it knows where it would free
 

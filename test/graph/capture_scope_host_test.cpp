@@ -3,7 +3,7 @@
 #include <doctest/doctest.h>
 #include <umsync/capture/capture_status.hpp>
 #include <umsync/graph/capture_scope.hpp>
-#include <umsync/memory/async_pool_buffer.hpp>
+#include <umsync/memory/stream_buffer.hpp>
 #include <umsync/stream_edge.hpp>
 
 #include <string>
@@ -52,7 +52,7 @@ static_assert(!std::is_constructible_v<capturing, cudaStream_t>);
 static_assert(!std::is_constructible_v<capturing, umsync::stream<compute> const&>);
 static_assert(!std::is_constructible_v<capturing, umsync::stream_view<compute>>);
 static_assert(!std::is_default_constructible_v<capturing>);
-// It converts to a view of its own tag only (async_pool_buffer, stream_edge take views).
+// It converts to a view of its own tag only (stream_buffer, stream_edge take views).
 static_assert(std::is_convertible_v<capturing, umsync::stream_view<compute>>);
 static_assert(!std::is_convertible_v<capturing, umsync::stream_view<copy>>);
 static_assert(std::is_trivially_copyable_v<capturing>);
@@ -66,10 +66,10 @@ static_assert(std::is_same_v<decltype(umsync::stream_edge(std::declval<capturing
                                                           umsync::deferred)),
                              umsync::stream_edge<compute, copy, umsync::edge_timing::deferred>>);
 
-// Pool buffers allocate on a capturing stream of their tag (a graph memory node), not another.
+// Stream buffers allocate on a capturing stream of their tag (a graph memory node), not another.
 // (Another tag's buffer is declared constructible only to fail with the rule's message:
 // compile-fail test buffer_tag_differs_from_stream.)
-static_assert(std::is_constructible_v<umsync::async_pool_buffer<float, compute>, std::size_t, capturing>);
+static_assert(std::is_constructible_v<umsync::stream_buffer<float, compute>, std::size_t, capturing>);
 
 // A scope owns a capture tied to its thread: neither copied nor moved.
 using scope = umsync::capture_scope<compute>;

@@ -37,8 +37,8 @@ TEST_CASE("a capture_scope destroyed without end() discards the captured work an
   u32 const key = static_cast<u32>(rng());
   umsync::stream<left> const a;
   umsync::stream<right> const b;
-  umsync::async_pool_buffer<u32, left> in(n, a);
-  umsync::async_pool_buffer<u32, left> out(n, a);
+  umsync::stream_buffer<u32, left> in(n, a);
+  umsync::stream_buffer<u32, left> out(n, a);
   auto const input = umsync_test::random_words(rng, n);
   std::vector<u32> output(n);
   umsync::copy_sync_pageable(in, input, a);
@@ -50,7 +50,7 @@ TEST_CASE("a capture_scope destroyed without end() discards the captured work an
     CHECK(umsync::capture_status_of(a.get()) == umsync::capture_status::active);
     CHECK(umsync::capture_status_of(b.get()) == umsync::capture_status::active);
     {
-      umsync::async_pool_buffer<u32, left> scratch(n, scope.stream());
+      umsync::stream_buffer<u32, left> scratch(n, scope.stream());
       umsync::launch(scope.stream(), grid, umsync_test::xor_with, in, scratch, n, key);
       umsync::copy_async(out, scratch, scope.stream());
     }
@@ -86,7 +86,7 @@ TEST_CASE("a capture_scope unwinding from an exception ends the capture without 
   int const strict_before = umsync::detail::capture_registry::strict_on_this_thread();
   auto failing_step = [&] {
     umsync::capture_scope scope(a);
-    umsync::async_pool_buffer<u32, left> scratch(4096, scope.stream());
+    umsync::stream_buffer<u32, left> scratch(4096, scope.stream());
     umsync::launch(scope.stream(), {}, umsync_test::spin_for, std::uint64_t{1000});
     throw std::runtime_error("the step failed half way");
   };
@@ -172,7 +172,7 @@ TEST_CASE("capture modes decide which stream-less unsafe calls are refused, on t
   CHECK_FALSE(umsync::capture_refuses_unsafe_calls());
 }
 
-TEST_CASE("copies, launches and pool buffers on a capturing stream become memcpy, kernel and memory nodes")
+TEST_CASE("copies, launches and stream buffers on a capturing stream become memcpy, kernel and memory nodes")
 {
   warm_up_graphs();
   umsync_test::memory_baseline const baseline;
@@ -181,13 +181,13 @@ TEST_CASE("copies, launches and pool buffers on a capturing stream become memcpy
   u32 const key = static_cast<u32>(rng());
   {
     umsync::stream<left> const a;
-    umsync::async_pool_buffer<u32, left> in(n, a);
-    umsync::async_pool_buffer<u32, left> out(n, a);
+    umsync::stream_buffer<u32, left> in(n, a);
+    umsync::stream_buffer<u32, left> out(n, a);
     umsync::graph const g = [&] {
       umsync::capture_scope scope(a);
       auto const cs = scope.stream();
       {
-        umsync::async_pool_buffer<u32, left> staged(n, cs);
+        umsync::stream_buffer<u32, left> staged(n, cs);
         umsync::copy_async(staged, in, cs);
         umsync::launch(cs, grid, umsync_test::xor_with, staged, out, n, key);
       }  // staged is freed before end(), so its free node is in the graph
@@ -222,7 +222,7 @@ TEST_CASE("end() refuses a capture whose allocation would outlive the graph")
   umsync_test::memory_baseline const baseline;
   umsync::stream<left> const a;
   umsync::capture_scope scope(a);
-  // What an async_pool_buffer still alive at end() leaves behind: an allocation node with no
+  // What a stream_buffer still alive at end() leaves behind: an allocation node with no
   // free node. Raw here, so no destructor frees it afterwards.
   void* escaping = nullptr;
   UMSYNC_CUDA_CHECK(cudaMallocAsync(&escaping, std::size_t{1} << 20, scope.stream().get()));

@@ -41,18 +41,17 @@ __global__ void add_into(u32 const* x, u32 const* y, u32* out, std::size_t n)
 /// temporary is a pool allocation freed at the end of the step. Written once for streams and
 /// for capturing streams.
 template <class A, class B>
-void two_stream_step(A const& a, B const& b, umsync::memory_pool_ref pool,
-                     umsync::async_pool_buffer<u32, left> const& in, umsync::async_pool_buffer<u32, left>& out,
-                     std::size_t n, u32 key, std::uint64_t delay_ns)
+void two_stream_step(A const& a, B const& b, umsync::memory_pool_ref pool, umsync::stream_buffer<u32, left> const& in,
+                     umsync::stream_buffer<u32, left>& out, std::size_t n, u32 key, std::uint64_t delay_ns)
 {
   umsync::stream_edge<left, right> forward(a, b);
   umsync::stream_edge<right, left> back(b, a);
-  umsync::async_pool_buffer<u32, left> affine(n, a);
+  umsync::stream_buffer<u32, left> affine(n, a);
   umsync::launch(a, grid, umsync_test::delayed_affine, in, affine, n, delay_ns);
   auto affine_on_b = forward.transfer(std::move(affine));
-  umsync::async_pool_buffer<u32, right> keyed(n, b);
+  umsync::stream_buffer<u32, right> keyed(n, b);
   umsync::launch(b, grid, umsync_test::xor_with, affine_on_b, keyed, n, key);
-  umsync::async_pool_buffer<u32, left> side(n, a, pool);
+  umsync::stream_buffer<u32, left> side(n, a, pool);
   umsync::launch(a, grid, umsync_test::xor_with, in, side, n, ~key);
   auto keyed_on_a = back.transfer(std::move(keyed));
   umsync::launch(a, grid, add_into, keyed_on_a, side, out, n);
@@ -117,8 +116,8 @@ TEST_CASE("a two-stream step captured and replayed matches the stream version, a
     umsync::memory_pool pool;
     umsync::stream<left> const a;
     umsync::stream<right> const b;
-    umsync::async_pool_buffer<u32, left> in(n, a);
-    umsync::async_pool_buffer<u32, left> out(n, a);
+    umsync::stream_buffer<u32, left> in(n, a);
+    umsync::stream_buffer<u32, left> out(n, a);
     std::vector<u32> output(n);
 
     // The stream version.
@@ -129,7 +128,7 @@ TEST_CASE("a two-stream step captured and replayed matches the stream version, a
     umsync::copy_sync_pageable(output, out, a);
     CHECK(count_wrong(input, output, key) == 0);
 
-    // The same step captured: b joins by fork, edges become graph edges, pool buffers nodes.
+    // The same step captured: b joins by fork, edges become graph edges, stream buffers nodes.
     umsync::graph const g = [&] {
       umsync::capture_scope scope(a);
       auto const cb = scope.fork(b);
@@ -193,7 +192,7 @@ TEST_CASE("a 64 MiB graph allocation stays in the graph memory cache after its g
     umsync::graph const g = [&] {
       umsync::capture_scope scope(a);
       {
-        umsync::async_pool_buffer<std::byte, left> big(bytes, scope.stream());
+        umsync::stream_buffer<std::byte, left> big(bytes, scope.stream());
         UMSYNC_CUDA_CHECK(cudaMemsetAsync(big.data(), 1, big.size_bytes(), scope.stream().get()));
       }
       return scope.end();
@@ -222,10 +221,10 @@ TEST_CASE("a 64 MiB graph allocation stays in the graph memory cache after its g
 namespace {
 
 struct keyed_buffers {
-  umsync::async_pool_buffer<u32, left> const& in_a;
-  umsync::async_pool_buffer<u32, left>& out_a;
-  umsync::async_pool_buffer<u32, right> const& in_b;
-  umsync::async_pool_buffer<u32, right>& out_b;
+  umsync::stream_buffer<u32, left> const& in_a;
+  umsync::stream_buffer<u32, left>& out_a;
+  umsync::stream_buffer<u32, right> const& in_b;
+  umsync::stream_buffer<u32, right>& out_b;
   std::size_t n;
 };
 
@@ -255,10 +254,10 @@ TEST_CASE("graph_exec update takes a same-topology re-capture and refuses a chan
   std::size_t const n = std::size_t{1} << 16;
   umsync::stream<left> const a;
   umsync::stream<right> const b;
-  umsync::async_pool_buffer<u32, left> in_a(n, a);
-  umsync::async_pool_buffer<u32, left> out_a(n, a);
-  umsync::async_pool_buffer<u32, right> in_b(n, b);
-  umsync::async_pool_buffer<u32, right> out_b(n, b);
+  umsync::stream_buffer<u32, left> in_a(n, a);
+  umsync::stream_buffer<u32, left> out_a(n, a);
+  umsync::stream_buffer<u32, right> in_b(n, b);
+  umsync::stream_buffer<u32, right> out_b(n, b);
   auto const input_a = umsync_test::random_words(rng, n);
   auto const input_b = umsync_test::random_words(rng, n);
   umsync::copy_sync_pageable(in_a, input_a, a);
@@ -323,8 +322,8 @@ TEST_CASE("a graph_exec with memory nodes refuses update with graph_update_error
     umsync::memory_pool pool;
     umsync::stream<left> const a;
     umsync::stream<right> const b;
-    umsync::async_pool_buffer<u32, left> in(n, a);
-    umsync::async_pool_buffer<u32, left> out(n, a);
+    umsync::stream_buffer<u32, left> in(n, a);
+    umsync::stream_buffer<u32, left> out(n, a);
     auto capture_step = [&](u32 key) {
       umsync::capture_scope scope(a);
       auto const cb = scope.fork(b);

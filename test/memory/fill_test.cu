@@ -4,11 +4,11 @@
 #include "support/gpu_test.hpp"
 #include "support/managed_warm_up.cuh"
 
-#include <umsync/memory/async_pool_buffer.hpp>
 #include <umsync/memory/copy.hpp>
 #include <umsync/memory/fill.hpp>
 #include <umsync/memory/managed_buffer.hpp>
 #include <umsync/memory/pinned_buffer.hpp>
+#include <umsync/memory/stream_buffer.hpp>
 #include <umsync/stream.hpp>
 
 #include <cstddef>
@@ -19,7 +19,7 @@
 namespace {
 struct compute {};
 
-/// Fills the slice [offset, offset + count) of a poisoned pool buffer of `n` elements with
+/// Fills the slice [offset, offset + count) of a poisoned stream buffer of `n` elements with
 /// `value`, and checks it and the untouched rest.
 template <class T>
 void check_fill_of_slice(std::mt19937_64& rng, T value, T poison)
@@ -30,7 +30,7 @@ void check_fill_of_slice(std::mt19937_64& rng, T value, T poison)
   std::vector<T> out(n);
   {
     umsync::stream<compute> const s;
-    umsync::async_pool_buffer<T, compute> buffer(n, s);
+    umsync::stream_buffer<T, compute> buffer(n, s);
     umsync::fill(s, buffer, poison);
     umsync::fill(s, buffer.span().subspan(offset, count), value);
     umsync::copy_sync_pageable(out, buffer, s);
@@ -90,7 +90,7 @@ TEST_CASE("fill: an empty span queues nothing and throws nothing")
 {
   umsync_test::memory_baseline const baseline;
   umsync::stream<compute> const s;
-  umsync::async_pool_buffer<float, compute> buffer(16, s);
+  umsync::stream_buffer<float, compute> buffer(16, s);
   umsync::fill(s, buffer.span().first(0), 1.0F);
   umsync::memset_bytes(s, buffer.span().last(0), 0);
   s.synchronize();

@@ -5,8 +5,8 @@
 #include "support/gpu_test.hpp"
 
 #include <umsync/device.hpp>
-#include <umsync/memory/async_pool_buffer.hpp>
 #include <umsync/memory/memory_pool.hpp>
+#include <umsync/memory/stream_buffer.hpp>
 #include <umsync/stream.hpp>
 #include <umsync/sync/bounded_wait.hpp>
 #include <umsync/sync/signal.hpp>
@@ -72,8 +72,8 @@ TEST_CASE("a pool of GPU 0 opened to GPU 1 carries data and a system-scope flag 
 
     umsync::wait_diagnostics diagnostics;
     umsync::stream<> const s0;
-    umsync::async_pool_buffer<u32> shared(n + 1, s0, pool);  // data, then the flag word
-    umsync::async_pool_buffer<u32> out(n, s0, pool);
+    umsync::stream_buffer<u32> shared(n + 1, s0, pool);  // data, then the flag word
+    umsync::stream_buffer<u32> out(n, s0, pool);
     UMSYNC_CUDA_CHECK(cudaMemsetAsync(shared.data(), 0, (n + 1) * sizeof(u32), s0.get()));
     UMSYNC_CUDA_CHECK(cudaMemsetAsync(out.data(), 0xFF, n * sizeof(u32), s0.get()));  // poison
     s0.synchronize();  // allocated and cleared before the peer touches it
@@ -85,7 +85,7 @@ TEST_CASE("a pool of GPU 0 opened to GPU 1 carries data and a system-scope flag 
     UMSYNC_CUDA_CHECK(cudaSetDevice(1));
     {
       umsync::stream<> const s1;
-      umsync::async_pool_buffer<u32> in(n, s1);  // GPU 1's own memory
+      umsync::stream_buffer<u32> in(n, s1);  // GPU 1's own memory
       UMSYNC_CUDA_CHECK(cudaMemcpyAsync(in.data(), input.data(), n * sizeof(u32), cudaMemcpyHostToDevice, s1.get()));
       write_then_post<<<1, 256, 0, s1.get()>>>(in.data(), shared.data(), shared.data() + n, n);
       umsync_test::check_launch("write_then_post");

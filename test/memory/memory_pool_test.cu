@@ -1,8 +1,8 @@
 // GPU tests of umsync/memory/memory_pool.hpp.
 #include "support/gpu_test.hpp"
 
-#include <umsync/memory/async_pool_buffer.hpp>
 #include <umsync/memory/memory_pool.hpp>
+#include <umsync/memory/stream_buffer.hpp>
 #include <umsync/stream.hpp>
 
 TEST_CASE("an owned pool keeps what it reserved across synchronization, and trims on request")
@@ -14,7 +14,7 @@ TEST_CASE("an owned pool keeps what it reserved across synchronization, and trim
   umsync::stream<> const s;
   std::size_t const bytes = std::size_t{64} << 20;
   {
-    umsync::async_pool_buffer<std::byte> block(bytes, s, pool);
+    umsync::stream_buffer<std::byte> block(bytes, s, pool);
     s.synchronize();
     CHECK(ref.used_bytes() >= bytes);
   }
@@ -34,7 +34,7 @@ TEST_CASE("a pool with threshold 0 gives memory back at synchronization, as the 
   umsync::memory_pool pool({.release_threshold = 0});
   umsync::stream<> const s;
   {
-    umsync::async_pool_buffer<std::byte> block(std::size_t{32} << 20, s, pool);
+    umsync::stream_buffer<std::byte> block(std::size_t{32} << 20, s, pool);
   }
   s.synchronize();
   CHECK(pool.ref().reserved_bytes() == 0);

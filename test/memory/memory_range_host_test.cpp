@@ -3,10 +3,10 @@
 #include "support/user_memory.hpp"
 
 #include <doctest/doctest.h>
-#include <umsync/memory/async_pool_buffer.hpp>
 #include <umsync/memory/managed_buffer.hpp>
 #include <umsync/memory/memory_range.hpp>
 #include <umsync/memory/pinned_buffer.hpp>
+#include <umsync/memory/stream_buffer.hpp>
 
 #include <span>
 #include <type_traits>
@@ -18,10 +18,10 @@ struct copy {};
 }  // namespace
 
 // umsync's own memory answers with its kind, its tag, and constness for read-only access.
-static_assert(umsync::memory_range<umsync::async_pool_buffer<float, compute>>);
-static_assert(std::is_same_v<umsync::memory_span_of_t<umsync::async_pool_buffer<float, compute>>,
+static_assert(umsync::memory_range<umsync::stream_buffer<float, compute>>);
+static_assert(std::is_same_v<umsync::memory_span_of_t<umsync::stream_buffer<float, compute>>,
                              umsync::device_span<float, compute>>);
-static_assert(std::is_same_v<umsync::memory_span_of_t<umsync::async_pool_buffer<float, compute> const>,
+static_assert(std::is_same_v<umsync::memory_span_of_t<umsync::stream_buffer<float, compute> const>,
                              umsync::device_span<float const, compute>>);
 static_assert(umsync::memory_kind_of<umsync::managed_buffer<int>> == umsync::memory_kind::managed);
 static_assert(umsync::memory_kind_of<umsync::pinned_buffer<int>> == umsync::memory_kind::pinned_host);
@@ -49,7 +49,7 @@ static_assert(!umsync::usable_on_stream<compute, copy>);
 static_assert(umsync::usable_on_stream<umsync::untagged, copy>);
 
 // A temporary that owns its memory frees it before queued work runs; a view does not.
-static_assert(umsync::detail::frees_memory_when_temporary<umsync::async_pool_buffer<float, compute>>);
+static_assert(umsync::detail::frees_memory_when_temporary<umsync::stream_buffer<float, compute>>);
 static_assert(umsync::detail::frees_memory_when_temporary<userlib::device_array<float>>);
 static_assert(!umsync::detail::frees_memory_when_temporary<umsync::device_span<float>>);
 

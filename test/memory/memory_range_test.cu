@@ -6,9 +6,9 @@
 #include "support/user_memory.hpp"
 
 #include <umsync/launch.hpp>
-#include <umsync/memory/async_pool_buffer.hpp>
 #include <umsync/memory/copy.hpp>
 #include <umsync/memory/pinned_buffer.hpp>
+#include <umsync/memory/stream_buffer.hpp>
 #include <umsync/stream.hpp>
 
 #include <cstddef>
@@ -54,7 +54,7 @@ TEST_CASE("a user's device memory takes part in launch, copy_async and copy_sync
     UMSYNC_CUDA_CHECK(cudaMemsetAsync(out.pointer, 0xA5, n * sizeof(u32), s.get()));  // poison
     userlib::device_array<u32> const& read_only = in;
     umsync::launch(s, grid, umsync_test::xor_with, read_only, out, n, key);  // span of const -> u32 const*
-    umsync::async_pool_buffer<u32, compute> pooled(n, s);
+    umsync::stream_buffer<u32, compute> pooled(n, s);
     umsync::copy_async(pooled, out, s);             // user's (tagged) -> umsync's, same tag
     umsync::copy_sync_pageable(output, pooled, s);  // and back to the host
   }
@@ -74,7 +74,7 @@ TEST_CASE("a user's pageable host memory goes through copy_sync_pageable")
   std::vector<u32> output(n, 0xFFFFFFFFU);
   {
     umsync::stream<compute> const s;
-    umsync::async_pool_buffer<u32, compute> device(n, s);
+    umsync::stream_buffer<u32, compute> device(n, s);
     userlib::host_array<u32> from{input.data(), n};
     userlib::host_array<u32> to{output.data(), n};
     umsync::copy_sync_pageable(device, from, s);

@@ -4,9 +4,9 @@
 #include "support/gpu_test.hpp"
 #include "support/kernels.cuh"
 
-#include <umsync/memory/async_pool_buffer.hpp>
 #include <umsync/memory/copy.hpp>
 #include <umsync/memory/pool_ipc.hpp>
+#include <umsync/memory/stream_buffer.hpp>
 #include <umsync/stream.hpp>
 
 #include <algorithm>
@@ -78,8 +78,8 @@ TEST_CASE("pool ipc: a second process imports two allocations, reads one and wri
   {
     umsync::memory_pool pool({.exportable = true});
     umsync::stream<> const s;
-    umsync::async_pool_buffer<std::uint32_t> in(n, s, pool);
-    umsync::async_pool_buffer<std::uint32_t> out(n, s, pool);
+    umsync::stream_buffer<std::uint32_t> in(n, s, pool);
+    umsync::stream_buffer<std::uint32_t> out(n, s, pool);
     umsync::copy_sync_pageable(in, input, s);
     UMSYNC_CUDA_CHECK(cudaMemsetAsync(out.data(), 0xA5, out.size_bytes(), s.view()));  // poison
     s.synchronize();  // the allocations and writes complete before the child touches them

@@ -3,9 +3,9 @@
 // uses (test/cccl35/ checks CCCL 3.5's), a type-erased device_resource_ref to a pool keeps its
 // checks. The conformance of every resource is memory/resource_conformance_host_test.cpp's.
 #include <umsync/error.hpp>
-#include <umsync/memory/async_pool_buffer.hpp>
 #include <umsync/memory/memory_pool.hpp>
 #include <umsync/memory/resource.hpp>
+#include <umsync/memory/stream_buffer.hpp>
 
 #include "support/mock_resources.hpp"
 

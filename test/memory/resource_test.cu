@@ -1,5 +1,5 @@
 // GPU tests of umsync/memory/resource.hpp, the cuda::mr members of memory_pool.hpp and
-// async_pool_buffer's resource constructors: a buffer takes its memory from a memory_pool
+// stream_buffer's resource constructors: a buffer takes its memory from a memory_pool
 // through a device_resource_ref, and from a user's resource, allocating on its stream and
 // freeing on the stream it is bound to (also after a stream_edge's transfer); a resource that
 // runs out gives umsync::bad_alloc naming it; memory is back at the end of every test.
@@ -7,11 +7,11 @@
 #include "support/mock_resources.hpp"
 
 #include <umsync/launch.hpp>
-#include <umsync/memory/async_pool_buffer.hpp>
 #include <umsync/memory/copy.hpp>
 #include <umsync/memory/memory_pool.hpp>
 #include <umsync/memory/pinned_buffer.hpp>
 #include <umsync/memory/resource.hpp>
+#include <umsync/memory/stream_buffer.hpp>
 #include <umsync/stream.hpp>
 #include <umsync/stream_edge.hpp>
 
@@ -40,8 +40,8 @@ using umsync_test::counting_resource;
 
 /// Fresh random input through `in`, a*x+b into `out` (poisoned first), back to the host.
 template <class Tag>
-void check_affine(umsync::stream<Tag> const& s, umsync::async_pool_buffer<std::uint32_t, Tag>& in,
-                  umsync::async_pool_buffer<std::uint32_t, Tag>& out, std::mt19937_64& rng)
+void check_affine(umsync::stream<Tag> const& s, umsync::stream_buffer<std::uint32_t, Tag>& in,
+                  umsync::stream_buffer<std::uint32_t, Tag>& out, std::mt19937_64& rng)
 {
   std::size_t const n = in.size();
   REQUIRE(out.size() == n);
@@ -78,8 +78,8 @@ TEST_CASE("a buffer from a memory_pool through a device_resource_ref: right resu
   umsync::memory_pool_ref handle = pool;  // the reference points at this handle, which outlives the buffers
   umsync::stream<producer> const s;
   {
-    umsync::async_pool_buffer<std::uint32_t, producer> in(n, s, umsync::device_resource_ref(handle));
-    umsync::async_pool_buffer<std::uint32_t, producer> out(n, s, umsync::device_resource_ref(handle));
+    umsync::stream_buffer<std::uint32_t, producer> in(n, s, umsync::device_resource_ref(handle));
+    umsync::stream_buffer<std::uint32_t, producer> out(n, s, umsync::device_resource_ref(handle));
     CHECK(in.stream().get() == s.get());
     s.synchronize();
     CHECK(handle.used_bytes() >= 2 * n * sizeof(std::uint32_t));
@@ -98,8 +98,8 @@ TEST_CASE("a buffer from a user's resource allocates and frees on its stream, wi
   counting_resource resource;
   umsync::stream<producer> const s;
   {
-    umsync::async_pool_buffer<std::uint32_t, producer> in(n, s, resource);
-    umsync::async_pool_buffer<std::uint32_t, producer> out(n, s, resource);
+    umsync::stream_buffer<std::uint32_t, producer> in(n, s, resource);
+    umsync::stream_buffer<std::uint32_t, producer> out(n, s, resource);
     REQUIRE(resource.allocations.size() == 2);
     for (auto const& allocation : resource.allocations) {
       CHECK(allocation.stream == s.get());
@@ -134,10 +134,10 @@ TEST_CASE("after a stream_edge's transfer, the buffer frees to its resource on t
   }
   std::vector<std::uint32_t> back(n, 0xDEADBEEF);  // poison
   {
-    umsync::async_pool_buffer<std::uint32_t, producer> on_producer(n, ps, resource);
+    umsync::stream_buffer<std::uint32_t, producer> on_producer(n, ps, resource);
     umsync::copy_sync_pageable(on_producer, host, ps);
     umsync::stream_edge edge(ps, cs);
-    umsync::async_pool_buffer<std::uint32_t, consumer> on_consumer = edge.transfer(std::move(on_producer));
+    umsync::stream_buffer<std::uint32_t, consumer> on_consumer = edge.transfer(std::move(on_producer));
     CHECK(on_consumer.stream().get() == cs.get());
     // The moved-from source frees nothing.
     CHECK(resource.frees.empty());
@@ -158,8 +158,8 @@ TEST_CASE("a temporary device_resource_ref is kept by the buffer; zero elements 
   counting_resource resource;
   umsync::stream<> const s;
   {
-    umsync::async_pool_buffer<float> x(1000, s, umsync::device_resource_ref(resource));
-    umsync::async_pool_buffer<float> none(0, s, resource);
+    umsync::stream_buffer<float> x(1000, s, umsync::device_resource_ref(resource));
+    umsync::stream_buffer<float> none(0, s, resource);
     CHECK(none.empty());
     CHECK(none.data() == nullptr);
     CHECK(resource.allocations.size() == 1);
@@ -177,7 +177,7 @@ TEST_CASE("a resource that runs out gives umsync::bad_alloc naming it and the ca
   for (auto const failure : {counting_resource::failure::throws, counting_resource::failure::returns_null}) {
     resource.fail = failure;
     try {
-      umsync::async_pool_buffer<float> x(1000, s, resource);
+      umsync::stream_buffer<float> x(1000, s, resource);
       FAIL("the allocation should have failed");
     } catch (umsync::bad_alloc const& exhausted) {
       std::string const what = exhausted.what();
@@ -193,7 +193,7 @@ TEST_CASE("a resource that runs out gives umsync::bad_alloc naming it and the ca
   umsync::memory_pool capped({.max_bytes = std::size_t{2} << 20});
   umsync::memory_pool_ref handle = capped;
   try {
-    umsync::async_pool_buffer<std::byte> x(std::size_t{64} << 20, s, umsync::device_resource_ref(handle));
+    umsync::stream_buffer<std::byte> x(std::size_t{64} << 20, s, umsync::device_resource_ref(handle));
     FAIL("the allocation should have failed");
   } catch (umsync::bad_alloc const& exhausted) {
     std::string const what = exhausted.what();

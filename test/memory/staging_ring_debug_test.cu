@@ -30,8 +30,8 @@ TEST_CASE("a host write to a staging slot that another stream still reads is rep
   std::vector<std::uint32_t> got(n, 0);
   {
     umsync::staging_ring<std::uint32_t> ring(1, n);
-    umsync::async_pool_buffer<std::uint32_t, loader> device(n, s);
-    umsync::async_pool_buffer<std::uint32_t> result(n, reader);
+    umsync::stream_buffer<std::uint32_t, loader> device(n, s);
+    umsync::stream_buffer<std::uint32_t> result(n, reader);
     // Rounds through upload() alone: no report.
     for (int round = 0; round < 3; ++round) {
       auto slot = ring.acquire();

@@ -5,9 +5,9 @@
 #include "support/kernels.cuh"
 
 #include <umsync/launch.hpp>
-#include <umsync/memory/async_pool_buffer.hpp>
 #include <umsync/memory/copy.hpp>
 #include <umsync/memory/staging_ring.hpp>
+#include <umsync/memory/stream_buffer.hpp>
 #include <umsync/stream.hpp>
 
 #include <cstddef>
@@ -33,7 +33,7 @@ TEST_CASE("a slot is rewritten only after the copy that read it: every round rea
     umsync::staging_ring<std::uint32_t> ring(2, n);
     CHECK(ring.slot_count() == 2);
     CHECK(ring.slot_size() == n);
-    std::vector<umsync::async_pool_buffer<std::uint32_t, loader>> device;
+    std::vector<umsync::stream_buffer<std::uint32_t, loader>> device;
     for (std::size_t r = 0; r < rounds; ++r) {
       device.emplace_back(n, s);
       UMSYNC_CUDA_CHECK(cudaMemsetAsync(device[r].data(), 0xFF, device[r].size_bytes(), s.view()));  // poison
@@ -75,7 +75,7 @@ TEST_CASE("staging_ring misuse throws: every slot acquired, use after upload, an
   {
     umsync::staging_ring<std::uint32_t> ring(2, n);
     umsync::staging_ring<std::uint32_t> other(1, n);
-    umsync::async_pool_buffer<std::uint32_t, loader> device(n, s);
+    umsync::stream_buffer<std::uint32_t, loader> device(n, s);
     UMSYNC_CUDA_CHECK(cudaMemsetAsync(device.data(), 0xFF, device.size_bytes(), s.view()));  // poison
     auto first = ring.acquire();
     auto second = ring.acquire();

@@ -6,8 +6,8 @@
 #include "support/user_memory.hpp"
 
 #include <umsync/launch.hpp>
-#include <umsync/memory/async_pool_buffer.hpp>
 #include <umsync/memory/memory_pool.hpp>
+#include <umsync/memory/stream_buffer.hpp>
 #include <umsync/nccl/collectives.hpp>
 #include <umsync/nccl/datatype.hpp>
 #include <umsync/stream.hpp>
@@ -99,8 +99,8 @@ TEST_CASE("one-rank all-reduce sum of random data gives the input, in place and 
     auto comms = umsync::nccl::communicator::init_all(devices);
     umsync::memory_pool pool;
     umsync::stream<comm> const ns;
-    umsync::async_pool_buffer<u32, comm> bucket(n, ns, pool);
-    umsync::async_pool_buffer<u32, comm> reduced(n, ns, pool);
+    umsync::stream_buffer<u32, comm> bucket(n, ns, pool);
+    umsync::stream_buffer<u32, comm> reduced(n, ns, pool);
     UMSYNC_CUDA_CHECK(cudaMemcpyAsync(bucket.data(), input.data(), n * sizeof(u32), cudaMemcpyHostToDevice, ns.get()));
     UMSYNC_CUDA_CHECK(cudaMemsetAsync(reduced.data(), 0xA5, n * sizeof(u32), ns.get()));  // poison
 
@@ -139,8 +139,8 @@ TEST_CASE("a user's own device memory type (umsync_memory, support/user_memory.h
   {
     auto comms = umsync::nccl::communicator::init_all(devices);
     umsync::stream<comm> const ns;
-    umsync::async_pool_buffer<u32, comm> send_memory(n, ns);
-    umsync::async_pool_buffer<u32, comm> receive_memory(n, ns);
+    umsync::stream_buffer<u32, comm> send_memory(n, ns);
+    umsync::stream_buffer<u32, comm> receive_memory(n, ns);
     userlib::stream_array<u32, comm> const send{send_memory.data(), n};
     userlib::device_array<u32> receive{receive_memory.data(), n};
     UMSYNC_CUDA_CHECK(cudaMemcpyAsync(send.pointer, input.data(), n * sizeof(u32), cudaMemcpyHostToDevice, ns.get()));
@@ -171,18 +171,18 @@ TEST_CASE("a bucket crosses compute -> communication -> compute through typed ed
     umsync::stream_edge to_comm(cs, ns);
     umsync::stream_edge to_compute(ns, cs);
 
-    umsync::async_pool_buffer<u32, compute> source(n, cs, pool);
-    umsync::async_pool_buffer<u32, compute> out(n, cs, pool);
+    umsync::stream_buffer<u32, compute> source(n, cs, pool);
+    umsync::stream_buffer<u32, compute> out(n, cs, pool);
     UMSYNC_CUDA_CHECK(cudaMemcpyAsync(source.data(), input.data(), n * sizeof(u32), cudaMemcpyHostToDevice, cs.get()));
     UMSYNC_CUDA_CHECK(cudaMemsetAsync(out.data(), 0xFF, n * sizeof(u32), cs.get()));  // poison
 
     for (int step = 0; step < 3; ++step) {
-      umsync::async_pool_buffer<u32, compute> grads(n, cs, pool);
+      umsync::stream_buffer<u32, compute> grads(n, cs, pool);
       umsync::launch(cs, grid, slow_produce, source, grads, n, std::uint64_t{20'000'000});  // 20 ms
       auto grads_on_comm = to_comm.transfer(std::move(grads));                              // event on cs, ns waits
       // Allocated and poisoned on the communication stream: a reduce that runs before the
       // producer finished would copy poison, not the gradients.
-      umsync::async_pool_buffer<u32, comm> reduced(n, ns, pool);
+      umsync::stream_buffer<u32, comm> reduced(n, ns, pool);
       UMSYNC_CUDA_CHECK(cudaMemsetAsync(reduced.data(), 0xA5, n * sizeof(u32), ns.get()));
       umsync::nccl::all_reduce(grads_on_comm, reduced, umsync::nccl::reduction::sum, comms[0], ns);
       auto reduced_on_compute = to_compute.transfer(std::move(reduced));  // event on ns, cs waits
@@ -205,7 +205,7 @@ TEST_CASE("a collective NCCL rejects throws nccl_error naming ncclAllReduce, and
   {
     auto comms = umsync::nccl::communicator::init_all(devices);
     umsync::stream<comm> const ns;
-    umsync::async_pool_buffer<u32, comm> bucket(1024, ns);
+    umsync::stream_buffer<u32, comm> bucket(1024, ns);
     auto const unknown = static_cast<umsync::nccl::reduction>(-1);  // not an NCCL reduction
     try {
       umsync::nccl::all_reduce(bucket, unknown, comms[0], ns);
@@ -217,7 +217,7 @@ TEST_CASE("a collective NCCL rejects throws nccl_error naming ncclAllReduce, and
       CHECK(std::string(e.what()).find("umsync: ncclAllReduce failed with ncclInvalidArgument") != std::string::npos);
       CHECK(std::string(e.what()).find("nccl/collectives_test.cu") != std::string::npos);
     }
-    umsync::async_pool_buffer<u32, comm> short_receive(512, ns);
+    umsync::stream_buffer<u32, comm> short_receive(512, ns);
     CHECK_THROWS_AS(umsync::nccl::all_reduce(bucket, short_receive, umsync::nccl::reduction::sum, comms[0], ns),
                     umsync::usage_error);
     ns.synchronize();
@@ -244,8 +244,8 @@ TEST_CASE("all-reduce sum across every visible GPU, one thread driving all ranks
     umsync::stream<comm> ns;
     umsync::stream_edge<compute, comm> to_comm{cs, ns};
     umsync::stream_edge<comm, compute> to_compute{ns, cs};
-    std::optional<umsync::async_pool_buffer<u32, compute>> grads;
-    std::optional<umsync::async_pool_buffer<u32, comm>> on_comm;
+    std::optional<umsync::stream_buffer<u32, compute>> grads;
+    std::optional<umsync::stream_buffer<u32, comm>> on_comm;
   };
   std::vector<std::vector<u32>> inputs;
   std::vector<u32> expected(n, 0U);

@@ -15,8 +15,8 @@ using plan = umsync::phase_plan<umsync::phase<forward, umsync::uses<weights, ums
 void umsync_ranges_probe(umsync::stream<loader> const& a, umsync::stream<compute> const& b,
                          umsync::managed_buffer<float>& w)
 {
-  umsync::async_pool_buffer<float, loader> data(32, a);
-  umsync::async_pool_buffer<float, loader> kept(32, a);
+  umsync::stream_buffer<float, loader> data(32, a);
+  umsync::stream_buffer<float, loader> kept(32, a);
   umsync::stream_edge edge(a, b);
   auto moved = edge.transfer(std::move(data));
   auto view = edge.share(kept);

@@ -5,8 +5,8 @@
 #include "support/gpu_test.hpp"
 
 #include <umsync/graph/capture_scope.hpp>
-#include <umsync/memory/async_pool_buffer.hpp>
 #include <umsync/memory/managed_buffer.hpp>
+#include <umsync/memory/stream_buffer.hpp>
 #include <umsync/phase/phase_advisor.hpp>
 #include <umsync/stream.hpp>
 #include <umsync/stream_edge.hpp>
@@ -38,8 +38,8 @@ TEST_CASE("transfers, edges, phase entries and captures are NVTX ranges named fr
 
   SUBCASE("a transfer and a share on stream_edge<loader, compute>")
   {
-    umsync::async_pool_buffer<float, loader> moved(256, load);
-    umsync::async_pool_buffer<float, loader> kept(256, load);
+    umsync::stream_buffer<float, loader> moved(256, load);
+    umsync::stream_buffer<float, loader> kept(256, load);
     umsync::stream_edge edge(load, work);
     record.take();
     auto on_compute = edge.transfer(std::move(moved));

@@ -16,7 +16,7 @@ int main()
   if (probe.usable()) {
     umsync::stream<compute> s;
     umsync::memory_pool pool;
-    umsync::async_pool_buffer<float, compute> x(256, s, pool);
+    umsync::stream_buffer<float, compute> x(256, s, pool);
     s.synchronize();
   }
   return 0;

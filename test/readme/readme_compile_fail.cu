@@ -23,7 +23,7 @@ __global__ void consume(float const* in, float* out, std::size_t n)
 }  // namespace
 
 // Block 3: `mid`, allocated on ps and bound to producer, launched on cs without an edge.
-void readme_block_3(umsync::stream<consumer> const& cs, umsync::async_pool_buffer<float, producer>& mid, float* d_out,
+void readme_block_3(umsync::stream<consumer> const& cs, umsync::stream_buffer<float, producer>& mid, float* d_out,
                     std::size_t n)
 {
 #if defined(UMSYNC_README_BLOCK_3)

@@ -143,7 +143,7 @@ TEST_CASE("README: managed memory by phase, and the CI gate on migrations (block
   umsync::stream<> s;                                          // fill-in
   std::size_t const n = phase_elements;                        // fill-in
   umsync::launch_config const cfg{.grid = 256, .block = 256};  // fill-in: 256 x 256 = phase_elements
-  umsync::async_pool_buffer<float> scratch(n, s);              // fill-in
+  umsync::stream_buffer<float> scratch(n, s);                  // fill-in
   auto step = [&] {                                            // fill-in: a step on device memory
     umsync::launch(s, cfg, fill_pattern, scratch, n);
     s.synchronize();
@@ -176,7 +176,7 @@ TEST_CASE("README: NCCL on typed streams (block 6)")
   umsync::stream_edge to_comm(compute_stream, comm_stream);                            // fill-in
   umsync::stream_edge to_compute(comm_stream, compute_stream);                         // fill-in
   std::size_t const n = std::size_t{1} << 16;                                          // fill-in
-  umsync::async_pool_buffer<float, compute> grads(n, compute_stream);                  // fill-in
+  umsync::stream_buffer<float, compute> grads(n, compute_stream);                      // fill-in
   umsync::launch(compute_stream, {.grid = 64, .block = 256}, fill_pattern, grads, n);  // fill-in
 
 #include "readme_block_6.hpp"

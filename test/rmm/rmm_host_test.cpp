@@ -14,9 +14,9 @@
 //   types, by std::bad_alloc and std::exception (one base each: no ambiguity) and by
 //   umsync::error, with umsync's message.
 #include <doctest/doctest.h>
-#include <umsync/memory/async_pool_buffer.hpp>
 #include <umsync/memory/memory_pool.hpp>
 #include <umsync/memory/resource.hpp>
+#include <umsync/memory/stream_buffer.hpp>
 #include <umsync/rmm.hpp>
 #include <umsync/stream_view.hpp>
 
@@ -71,7 +71,7 @@ static_assert(umsync::stream_ordered_resource<rmm::mr::statistics_resource_adapt
 static_assert(umsync::stream_ordered_resource<rmm::device_async_resource_ref>);
 
 // umsync's buffers take them: a resource lvalue (borrowed), or a reference by value.
-using buffer = umsync::async_pool_buffer<float, compute>;
+using buffer = umsync::stream_buffer<float, compute>;
 static_assert(
     std::is_constructible_v<buffer, std::size_t, umsync::stream_view<compute>, rmm::mr::cuda_async_memory_resource&>);
 static_assert(

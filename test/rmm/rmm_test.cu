@@ -1,6 +1,6 @@
 // GPU tests of umsync with RMM (umsync::rmm): the two directions of cuda::mr.
 //
-// - umsync's async_pool_buffer allocates from RMM's resources (cuda_async_memory_resource,
+// - umsync's stream_buffer allocates from RMM's resources (cuda_async_memory_resource,
 //   pool_memory_resource over cuda_async_memory_resource and over cuda_memory_resource), each
 //   seen through a statistics_resource_adaptor: its counters must show exactly the bytes of
 //   umsync's buffers while they live, and 0 once they are freed on their stream.
@@ -18,11 +18,11 @@
 #include "support/gpu_test.hpp"
 
 #include <umsync/launch.hpp>
-#include <umsync/memory/async_pool_buffer.hpp>
 #include <umsync/memory/copy.hpp>
 #include <umsync/memory/memory_pool.hpp>
 #include <umsync/memory/pinned_buffer.hpp>
 #include <umsync/memory/resource.hpp>
+#include <umsync/memory/stream_buffer.hpp>
 #include <umsync/rmm.hpp>
 #include <umsync/stream.hpp>
 
@@ -99,8 +99,8 @@ void buffers_from_resource(Resource& resource)
   std::size_t const m = random_count(rng);
   auto const bytes = static_cast<std::int64_t>((n + m) * sizeof(std::uint32_t));
   {
-    umsync::async_pool_buffer<std::uint32_t, compute> in(n, s, stats);
-    umsync::async_pool_buffer<std::uint32_t, compute> out(m, s, stats);
+    umsync::stream_buffer<std::uint32_t, compute> in(n, s, stats);
+    umsync::stream_buffer<std::uint32_t, compute> out(m, s, stats);
     CHECK(stats.get_bytes_counter().value == bytes);
     CHECK(stats.get_allocations_counter().value == 2);
     check_affine_round_trip(rng, s, in, out, n < m ? n : m);
@@ -148,8 +148,8 @@ TEST_CASE("umsync buffers from an rmm::device_async_resource_ref (a statistics a
   rmm::device_async_resource_ref const ref{stats};
   std::size_t const n = random_count(rng);
   {
-    umsync::async_pool_buffer<std::uint32_t, compute> in(n, s, ref);
-    umsync::async_pool_buffer<std::uint32_t, compute> out(n, s, ref);
+    umsync::stream_buffer<std::uint32_t, compute> in(n, s, ref);
+    umsync::stream_buffer<std::uint32_t, compute> out(n, s, ref);
     CHECK(stats.get_bytes_counter().value == static_cast<std::int64_t>(2 * n * sizeof(std::uint32_t)));
     check_affine_round_trip(rng, s, in, out, n);
   }
@@ -197,8 +197,8 @@ TEST_CASE("an RMM statistics adaptor over umsync's memory_pool, with umsync's bu
   std::size_t const n = random_count(rng);
   std::uint64_t const used_before = pool_ref.used_bytes();
   {
-    umsync::async_pool_buffer<std::uint32_t, compute> in(n, s, stats);
-    umsync::async_pool_buffer<std::uint32_t, compute> out(n, s, stats);
+    umsync::stream_buffer<std::uint32_t, compute> in(n, s, stats);
+    umsync::stream_buffer<std::uint32_t, compute> out(n, s, stats);
     s.synchronize();
     CHECK(stats.get_bytes_counter().value == static_cast<std::int64_t>(2 * n * sizeof(std::uint32_t)));
     CHECK(pool_ref.used_bytes() >= used_before + 2 * n * sizeof(std::uint32_t));
@@ -232,7 +232,7 @@ TEST_CASE("1 PiB from umsync's pool through rmm::device_buffer: rmm::out_of_memo
     CHECK(dynamic_cast<rmm::out_of_memory const*>(&failure) != nullptr);
   }
   // umsync's own buffers keep umsync's error family.
-  using byte_buffer = umsync::async_pool_buffer<std::byte, compute>;
+  using byte_buffer = umsync::stream_buffer<std::byte, compute>;
   CHECK_THROWS_AS(byte_buffer(one_pib, s, pool), umsync::bad_alloc);
   s.synchronize();
   CHECK(pool_ref.used_bytes() == used_before);

@@ -4,7 +4,7 @@ their budget, and the device-side headers stay off the host's common path.
 
     python3 test/scripts/compile_cost_gate_test.py [--nvcc PATH] [--budget RATIO] [--repeat N]
 
-1. No header reached from the lean includes (stream, event, async_pool_buffer, stream_edge,
+1. No header reached from the lean includes (stream, event, stream_buffer, stream_edge,
    launch) or from umsync.hpp is a device-side header (umsync/sync/: clusters, transaction
    barriers, bulk copies, proxies, pipelines and the rest), nor does the common path include
    cuda::mr's concepts (memory/resource.hpp). Read from the #include lines; no compiler.
@@ -29,7 +29,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 INCLUDE = os.path.join(ROOT, "include")
-LEAN = ["umsync/stream.hpp", "umsync/event.hpp", "umsync/memory/async_pool_buffer.hpp", "umsync/stream_edge.hpp",
+LEAN = ["umsync/stream.hpp", "umsync/event.hpp", "umsync/memory/stream_buffer.hpp", "umsync/stream_edge.hpp",
         "umsync/launch.hpp"]
 # Headers the common path must not reach: the device side, and the resource concepts.
 FORBIDDEN = [(re.compile(r"^umsync/sync/"), "a device-side header (umsync/sync/)"),

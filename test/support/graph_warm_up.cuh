@@ -11,7 +11,7 @@
 #include <umsync/graph/graph_exec.hpp>
 #include <umsync/graph/graph_memory.hpp>
 #include <umsync/launch.hpp>
-#include <umsync/memory/async_pool_buffer.hpp>
+#include <umsync/memory/stream_buffer.hpp>
 #include <umsync/stream.hpp>
 
 #include <cstdint>
@@ -35,7 +35,7 @@ void warm_up_graphs()
       auto cs = scope.stream();
       auto cside = scope.fork(side);
       {
-        umsync::async_pool_buffer<std::uint32_t, graph_warm_up_tag> scratch(1024, cs);
+        umsync::stream_buffer<std::uint32_t, graph_warm_up_tag> scratch(1024, cs);
         UMSYNC_CUDA_CHECK(cudaMemsetAsync(scratch.data(), 0, scratch.size_bytes(), cs.get()));
         umsync::launch(cside, {}, umsync_test::spin_for, std::uint64_t{0});
       }

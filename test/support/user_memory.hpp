@@ -26,7 +26,7 @@ umsync::device_span<T const> umsync_memory(device_array<T> const& a) noexcept
   return umsync::device_span<T const>::adopt(a.pointer, a.count);
 }
 
-/// Device memory the user binds to one stream tag, as umsync's pool buffers are.
+/// Device memory the user binds to one stream tag, as umsync's stream buffers are.
 template <class T, class Tag>
 struct stream_array {
   T* pointer = nullptr;

@@ -14,7 +14,7 @@ __global__ void scale(float* data, int n)
 
 void umsync_release_probe(umsync::stream<compute> const& a, umsync::stream<copy> const& b)
 {
-  umsync::async_pool_buffer<float, compute> data(32, a);
+  umsync::stream_buffer<float, compute> data(32, a);
   umsync::launch(a, {.grid = 1, .block = 32}, scale, data, 32);
   umsync::stream_edge edge(a, b);
   auto moved = edge.transfer(std::move(data));

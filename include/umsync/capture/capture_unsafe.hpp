@@ -46,12 +46,12 @@ constexpr void reject_in_capture() noexcept
   } else if constexpr (std::is_same_v<Operation, capture_unsafe::synchronous_allocation>) {
     static_assert(dependent_false<Context>,
                   "umsync: cudaMalloc-style allocation on a capturing stream: it is not stream-ordered, is not "
-                  "captured and would invalidate the capture; allocate with async_pool_buffer (a graph memory "
+                  "captured and would invalidate the capture; allocate with stream_buffer (a graph memory "
                   "node) or before the capture begins");
   } else if constexpr (std::is_same_v<Operation, capture_unsafe::managed_allocation>) {
     static_assert(dependent_false<Context>,
                   "umsync: a managed_buffer allocated on a capturing stream: umsync captures device allocations "
-                  "only (graph memory nodes, async_pool_buffer); allocate managed memory before the capture "
+                  "only (graph memory nodes, stream_buffer); allocate managed memory before the capture "
                   "begins");
   } else if constexpr (std::is_same_v<Operation, capture_unsafe::attach_memory>) {
     static_assert(dependent_false<Context>,

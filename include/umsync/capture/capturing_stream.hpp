@@ -2,7 +2,7 @@
 //
 // What is queued on a capturing stream does not run: it becomes graph nodes. So the type
 // offers only what can be captured: it is a stream_handle (umsync::launch, copy_async, event
-// records and waits), converts to stream_view<Tag> for async_pool_buffer (whose cudaMallocAsync
+// records and waits), converts to stream_view<Tag> for stream_buffer (whose cudaMallocAsync
 // and cudaFreeAsync become graph memory nodes) and stream_edge (whose edges become graph
 // edges). Its synchronize() and ready() do not compile (they say why), it has no prefetch or
 // advice, and functions that need a non-capturing stream reject it at compile time
@@ -31,7 +31,7 @@ class capturing_stream {
 
   [[nodiscard]] constexpr cudaStream_t get() const noexcept { return handle_; }
 
-  /// For APIs that take a stream_view (async_pool_buffer, stream_edge). Note that a
+  /// For APIs that take a stream_view (stream_buffer, stream_edge). Note that a
   /// stream_view has synchronize(): the types stop guarding there, capture_status.hpp's
   /// run-time checks do not.
   constexpr operator stream_view<Tag>() const noexcept { return stream_view<Tag>{handle_}; }  // NOLINT

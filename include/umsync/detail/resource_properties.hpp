@@ -1,7 +1,7 @@
 // umsync/detail/resource_properties.hpp: what umsync's pools and buffers need of cuda::mr
 // without its concepts: the device_accessible property (CCCL's properties header alone), the
 // alignment of CUDA's allocations, and the hook through which memory/resource.hpp (the concepts,
-// device_resource_ref) lets an async_pool_buffer borrow a resource. The concepts pull in CCCL's
+// device_resource_ref) lets a stream_buffer borrow a resource. The concepts pull in CCCL's
 // fp16/bf16/fp8 headers and most of cuda::std; only a translation unit that uses a resource
 // pays for them.
 //
@@ -69,9 +69,9 @@ template <stream_ref_argument Stream>
   }
 }
 
-/// What async_pool_buffer asks of a resource type R, defined by memory/resource.hpp; a buffer
+/// What stream_buffer asks of a resource type R, defined by memory/resource.hpp; a buffer
 /// made from a resource in a translation unit that did not include it is refused with a
-/// message (async_pool_buffer.hpp).
+/// message (stream_buffer.hpp).
 template <class R>
 struct resource_interop;
 

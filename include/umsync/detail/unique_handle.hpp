@@ -3,7 +3,7 @@
 // A stream, an event, a graph, a buffer: each owns one value (a CUDA handle, or a pointer and
 // a count) and gives it back exactly once. unique_handle writes that once: move-only, the
 // moved-from side left empty, `Release` called on a non-empty value when destroyed or
-// reassigned. `Release` may carry state (the stream a pool buffer is freed on); it moves with
+// reassigned. `Release` may carry state (the stream a stream buffer is freed on); it moves with
 // the value and stays behind as a copy, so a moved-from buffer still knows its stream.
 //
 // Moved-from means empty, for every umsync owner (docs/architecture.md): an empty buffer reads as

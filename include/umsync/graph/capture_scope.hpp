@@ -7,7 +7,7 @@
 //     auto cs = scope.stream();                              // capturing_stream<compute>
 //     auto cside = scope.fork(side);                         // `side` joins the capture
 //     {
-//       umsync::async_pool_buffer<float, compute> tmp(n, cs); // a graph allocation node
+//       umsync::stream_buffer<float, compute> tmp(n, cs); // a graph allocation node
 //       umsync::launch(cs, cfg, kernel, tmp);
 //       ...                                                   // tmp's free: a graph free node
 //     }
@@ -152,7 +152,7 @@ class capture_scope {
     if (allocations > frees) {
       throw usage_error("capture_scope::end(): " + std::to_string(allocations - frees) +
                         " allocation(s) made during the capture are still live at end(); destroy the "
-                        "async_pool_buffers allocated on a capturing stream before end() (an inner block), so "
+                        "stream_buffers allocated on a capturing stream before end() (an inner block), so "
                         "their frees are captured too: otherwise they would be freed before the graph ever runs, "
                         "and a second launch would fail");
     }

@@ -70,7 +70,7 @@ class graph {
     return count;
   }
 
-  /// True when the graph allocates or frees memory (a capture of async_pool_buffer work).
+  /// True when the graph allocates or frees memory (a capture of stream_buffer work).
   [[nodiscard]] bool has_memory_nodes(std::source_location where = std::source_location::current()) const
   {
     for (cudaGraphNode_t const node : nodes(where)) {

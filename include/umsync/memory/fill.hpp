@@ -1,7 +1,7 @@
 // umsync/memory/fill.hpp: typed fills of device, pinned or managed memory on a tagged stream.
 //
 //   umsync::stream<compute> s;
-//   umsync::async_pool_buffer<float, compute> grads(n, s);
+//   umsync::stream_buffer<float, compute> grads(n, s);
 //   umsync::fill(s, grads, 0.0F);                        // every float: cuMemsetD32Async
 //   umsync::fill(s, mask.first(k), std::uint8_t{1});     // a slice of bytes: cuMemsetD8Async
 //   umsync::memset_bytes(s, moments, 0);                 // every byte, any element: cudaMemsetAsync

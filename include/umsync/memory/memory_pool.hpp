@@ -24,7 +24,7 @@
 //   umsync::memory_pool_ref handle = pool;
 //   umsync::device_resource_ref ref = handle;      // cuda::mr's type-erased reference, to the handle
 //
-// Code for either CCCL allocates through a device_resource_ref or through an async_pool_buffer,
+// Code for either CCCL allocates through a device_resource_ref or through a stream_buffer,
 // whose calls are spelled once for both (resource.hpp's detail::allocate_from).
 //
 // Design: the four cuda::mr members are written once, in detail::pool_resource<Derived>, a base
@@ -485,7 +485,7 @@ class memory_pool : public detail::pool_resource<memory_pool> {
   /// end of its statement, so a handle to it (and the policy, buffer, export or reference that
   /// keeps one) would name a destroyed pool: taking one from an rvalue states that rule and
   /// does not compile. This is the one place every memory_pool becomes a memory_pool_ref
-  /// (exec_policy, async_pool_buffer, pool_ipc, a device_resource_ref to a handle), so it holds
+  /// (exec_policy, stream_buffer, pool_ipc, a device_resource_ref to a handle), so it holds
   /// for each of them. (Templates, so that the message fires only where a temporary is used:
   /// std::is_convertible still reports true, and the call names the rule.)
   [[nodiscard]] memory_pool_ref ref() const& { return memory_pool_ref(handle_.get_or_throw("umsync::memory_pool")); }

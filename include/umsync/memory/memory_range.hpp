@@ -79,7 +79,7 @@ template <memory_range M>
 inline constexpr memory_kind memory_kind_of = memory_span_of_t<M>::kind;
 
 /// True when memory tagged `MemoryTag` may be used on a stream tagged `StreamTag`: memory bound
-/// to stream tag A (an async_pool_buffer allocated on a stream<A>, or a span of one) is used on
+/// to stream tag A (a stream_buffer allocated on a stream<A>, or a span of one) is used on
 /// streams tagged A only; untagged memory (pinned, managed, spans adopted from raw pointers) is
 /// the explicit untyped path, usable on any stream.
 template <class MemoryTag, class StreamTag>

@@ -1,6 +1,6 @@
 // umsync/memory/reinterpret_span.hpp: the same memory seen as elements of another type.
 //
-//   umsync::async_pool_buffer<float, compute> x(4 * n, s);
+//   umsync::stream_buffer<float, compute> x(4 * n, s);
 //   auto x4 = umsync::reinterpret_span<float4>(x);             // device_span<float4, compute>, n elements
 //   auto r4 = umsync::reinterpret_span<float4 const>(x_const); // read-only stays read-only
 //   umsync::launch(s, cfg, vectorized_kernel, x4, n);          // float4* parameter, tag checked

@@ -3,8 +3,8 @@
 //   umsync::memory_pool pool;                                    // models the concept itself
 //   my_arena arena;                                              // a user's (or RMM's) resource
 //   static_assert(umsync::stream_ordered_resource<my_arena>);
-//   umsync::async_pool_buffer<float, compute> x(n, s, arena);    // borrows `arena`, frees on s
-//   umsync::async_pool_buffer<float, compute> y(n, s, rmm::mr::get_current_device_resource_ref());
+//   umsync::stream_buffer<float, compute> x(n, s, arena);    // borrows `arena`, frees on s
+//   umsync::stream_buffer<float, compute> y(n, s, rmm::mr::get_current_device_resource_ref());
 //
 // A stream-ordered resource allocates and frees ordered on a stream, and its memory is device
 // accessible (it says so with `get_property(r, cuda::mr::device_accessible)`). CCCL spells this
@@ -209,7 +209,7 @@ template <class Resource>
   return memory == nullptr ? cudaErrorMemoryAllocation : cudaSuccess;
 }
 
-/// What async_pool_buffer (through detail/resource_properties.hpp) asks of a resource type R.
+/// What stream_buffer (through detail/resource_properties.hpp) asks of a resource type R.
 template <class R>
 struct resource_interop {
   static constexpr bool allocates_on_streams = detail::allocates_on_streams<R>;

@@ -5,7 +5,7 @@
 //   for (std::size_t b = 0; b < batches; ++b) {
 //     auto slot = ring.acquire();                              // waits for the slot's last copy
 //     std::copy_n(source(b), slot.size(), slot.begin());       // host writes, nothing reads it
-//     umsync::async_pool_buffer<float, loader> batch(slot.size(), load_s);
+//     umsync::stream_buffer<float, loader> batch(slot.size(), load_s);
 //     ring.upload(std::move(slot), batch, load_s);             // copy, record, release the slot
 //     ...
 //   }

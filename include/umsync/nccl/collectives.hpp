@@ -7,7 +7,7 @@
 //   struct compute {};  struct comm {};
 //   umsync::stream<compute> cs;  umsync::stream<comm> ns;
 //   umsync::stream_edge to_comm(cs, ns), to_compute(ns, cs);
-//   umsync::async_pool_buffer<float, compute> grads(n, cs, pool);
+//   umsync::stream_buffer<float, compute> grads(n, cs, pool);
 //   umsync::launch(cs, cfg, backward, grads, ...);
 //   auto on_comm = to_comm.transfer(std::move(grads));            // event on cs, ns waits
 //   umsync::nccl::all_reduce(on_comm, umsync::nccl::reduction::sum, comm, ns);
@@ -17,7 +17,7 @@
 //   umsync::nccl::all_reduce(grads, ..., comm, ns);  // grads still bound to compute:
 //   // error: umsync: all_reduce on memory bound to another stream; ...
 //
-// The memory is device memory (memory_range.hpp): bound to a stream tag (async_pool_buffer,
+// The memory is device memory (memory_range.hpp): bound to a stream tag (stream_buffer,
 // device_span<T, Tag>), untagged (a device_span adopted from a raw pointer), or any type whose
 // umsync_memory says device. The element type picks the NCCL datatype at compile time
 // (datatype.hpp). A failing call throws nccl_error.
@@ -63,13 +63,13 @@ auto collective_memory(Memory& memory)
 {
   if constexpr (!memory_range<Memory>) {
     static_assert(umsync::detail::dependent_false<Memory>,
-                  "umsync: NCCL collectives take device memory umsync knows: an async_pool_buffer, a device_span, "
+                  "umsync: NCCL collectives take device memory umsync knows: a stream_buffer, a device_span, "
                   "or a type whose umsync_memory says device");
     return device_span<int>{};
   } else {
     auto const span = memory_of(memory);
     static_assert(decltype(span)::kind == memory_kind::device,
-                  "umsync: NCCL collectives take device memory umsync knows: an async_pool_buffer, a device_span, "
+                  "umsync: NCCL collectives take device memory umsync knows: a stream_buffer, a device_span, "
                   "or a type whose umsync_memory says device");
     static_assert(umsync::usable_on_stream<typename decltype(span)::bound_tag_type, StreamTag>,
                   "umsync: all_reduce on memory bound to another stream; cross to the communication stream with "

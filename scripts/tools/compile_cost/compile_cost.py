@@ -7,9 +7,9 @@
 
 Programs (scripts/tools/compile_cost/), each measured against its raw twin:
   raw           a kernel, a non-blocking stream, cudaMallocAsync, a <<<>>> launch, every call checked
-  umsync_all    the same with umsync::stream, async_pool_buffer and launch, via <umsync/umsync.hpp>
+  umsync_all    the same with umsync::stream, stream_buffer and launch, via <umsync/umsync.hpp>
   umsync_lean   the same, including only the common path's headers: <umsync/stream.hpp>,
-                <umsync/event.hpp>, <umsync/memory/async_pool_buffer.hpp>, <umsync/stream_edge.hpp>
+                <umsync/event.hpp>, <umsync/memory/stream_buffer.hpp>, <umsync/stream_edge.hpp>
                 and <umsync/launch.hpp>
   thrust        thrust::device_vector + thrust::transform, a familiar reference (against raw)
   raw_large     a training-step-sized program: three streams, eleven buffers, events, a dozen

@@ -15,7 +15,7 @@ int main()
 {
   int const n = 1 << 20;
   umsync::stream<compute> s;
-  umsync::async_pool_buffer<float, compute> x(n, s);
+  umsync::stream_buffer<float, compute> x(n, s);
   UMSYNC_CUDA_CHECK(cudaMemsetAsync(x.data(), 0, x.size_bytes(), s.get()));
   umsync::launch(s, {.grid = (n + 255) / 256, .block = 256}, scale, x, n);
   s.synchronize();

@@ -15,11 +15,11 @@ struct computing {};
 struct optimizing {};
 
 template <class Tag>
-using floats = umsync::async_pool_buffer<float, Tag>;
+using floats = umsync::stream_buffer<float, Tag>;
 
 /// The loader's batch: inputs and labels, made on the loader stream.
 void load_batch(umsync::stream<loading> const& loader, floats<loading>& inputs,
-                umsync::async_pool_buffer<int, loading>& labels)
+                umsync::stream_buffer<int, loading>& labels)
 {
   int const n = static_cast<int>(inputs.size());
   umsync::launch(loader, {.grid = blocks_for(n), .block = 256}, fill_ramp, inputs, n);
@@ -61,7 +61,7 @@ int main()
 
   for (int step = 0; step < steps; ++step) {
     floats<loading> loaded_inputs(batch * features, loader);
-    umsync::async_pool_buffer<int, loading> loaded_labels(batch, loader);
+    umsync::stream_buffer<int, loading> loaded_labels(batch, loader);
     load_batch(loader, loaded_inputs, loaded_labels);
     auto inputs = loaded.transfer(std::move(loaded_inputs));
     auto labels = loaded.transfer(std::move(loaded_labels));

@@ -1,9 +1,9 @@
 // compile-cost: raw.cu's program written with umsync, through the lean includes of the common
-// path only (stream, event, async_pool_buffer, stream_edge, launch): what the compile-cost gate
+// path only (stream, event, stream_buffer, stream_edge, launch): what the compile-cost gate
 // (test/scripts/compile_cost_gate_test.py) holds to its budget.
 #include <umsync/event.hpp>
 #include <umsync/launch.hpp>
-#include <umsync/memory/async_pool_buffer.hpp>
+#include <umsync/memory/stream_buffer.hpp>
 #include <umsync/stream.hpp>
 #include <umsync/stream_edge.hpp>
 
@@ -21,7 +21,7 @@ int main()
 {
   int const n = 1 << 20;
   umsync::stream<compute> s;
-  umsync::async_pool_buffer<float, compute> x(n, s);
+  umsync::stream_buffer<float, compute> x(n, s);
   UMSYNC_CUDA_CHECK(cudaMemsetAsync(x.data(), 0, x.size_bytes(), s.get()));
   umsync::launch(s, {.grid = (n + 255) / 256, .block = 256}, scale, x, n);
   s.synchronize();

@@ -4,10 +4,10 @@
 
 #include <umsync/cccl.hpp>
 #include <umsync/launch.hpp>
-#include <umsync/memory/async_pool_buffer.hpp>
 #include <umsync/memory/copy.hpp>
 #include <umsync/memory/memory_pool.hpp>
 #include <umsync/memory/pinned_buffer.hpp>
+#include <umsync/memory/stream_buffer.hpp>
 #include <umsync/stream.hpp>
 
 #include <cuda/launch>
@@ -58,7 +58,7 @@ void fill_random(umsync::pinned_buffer<std::uint32_t>& in, umsync::pinned_buffer
 }
 }  // namespace
 
-TEST_CASE("a cuda::stream adopted, a cuda::device_memory_pool serving async_pool_buffer, umsync::launch")
+TEST_CASE("a cuda::stream adopted, a cuda::device_memory_pool serving stream_buffer, umsync::launch")
 {
   umsync_test::memory_baseline const baseline;
   auto rng = umsync_test::make_rng();
@@ -72,8 +72,8 @@ TEST_CASE("a cuda::stream adopted, a cuda::device_memory_pool serving async_pool
     cuda::stream const cccl_stream{cuda::devices[0]};
     cuda::device_memory_pool pool{cuda::devices[0]};
     umsync::stream_view<compute> const s = umsync::adopt_stream<compute>(cccl_stream);
-    umsync::async_pool_buffer<std::uint32_t, compute> in(n, s, pool);
-    umsync::async_pool_buffer<std::uint32_t, compute> out(n, s, pool);
+    umsync::stream_buffer<std::uint32_t, compute> in(n, s, pool);
+    umsync::stream_buffer<std::uint32_t, compute> out(n, s, pool);
     umsync::copy_async(in, host_in, s);
     umsync::launch(s, {.grid = 132, .block = 256}, affine, in, out, n, a, b);
     umsync::copy_async(host_out, out, s);

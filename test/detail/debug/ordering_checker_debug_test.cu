@@ -24,8 +24,8 @@ TEST_CASE("two streams that share a tag: a use without an edge throws ordering_e
   umsync::stream<compute> const second;  // same tag: the types allow it, the checker does not
   std::size_t const n = 1 << 16;
   {
-    umsync::async_pool_buffer<std::uint32_t, compute> in(n, first);
-    umsync::async_pool_buffer<std::uint32_t, compute> out(n, first);
+    umsync::stream_buffer<std::uint32_t, compute> in(n, first);
+    umsync::stream_buffer<std::uint32_t, compute> out(n, first);
     UMSYNC_CUDA_CHECK(cudaMemsetAsync(in.data(), 1, in.size_bytes(), first.view()));
     umsync::launch(first, {.grid = 64, .block = 256}, umsync_test::xor_with, in, out, n, 7U);
     unsigned const line = std::source_location::current().line() + 2;
@@ -76,9 +76,9 @@ TEST_CASE("fan-out without fan-in: writing the shared buffer again on the owner 
   umsync::stream<reader_tag> const reader;
   std::size_t const n = 4096;
   {
-    umsync::async_pool_buffer<std::uint32_t, owner_tag> shared(n, owner);
-    umsync::async_pool_buffer<std::uint32_t, owner_tag> other(n, owner);
-    umsync::async_pool_buffer<std::uint32_t, reader_tag> result(n, reader);
+    umsync::stream_buffer<std::uint32_t, owner_tag> shared(n, owner);
+    umsync::stream_buffer<std::uint32_t, owner_tag> other(n, owner);
+    umsync::stream_buffer<std::uint32_t, reader_tag> result(n, reader);
     UMSYNC_CUDA_CHECK(cudaMemsetAsync(shared.data(), 3, shared.size_bytes(), owner.view()));
     UMSYNC_CUDA_CHECK(cudaMemsetAsync(other.data(), 4, other.size_bytes(), owner.view()));
     umsync::stream_edge lend(owner, reader);
@@ -109,9 +109,9 @@ TEST_CASE("a raw pointer from data() on another stream without an edge throws or
   umsync::stream<owner_tag> const s1;
   umsync::stream<other_tag> const s2;
   {
-    umsync::async_pool_buffer<std::uint32_t, owner_tag> source(n, s1);
-    umsync::async_pool_buffer<std::uint32_t, owner_tag> a(n, s1);
-    umsync::async_pool_buffer<std::uint32_t, other_tag> b(n, s2);
+    umsync::stream_buffer<std::uint32_t, owner_tag> source(n, s1);
+    umsync::stream_buffer<std::uint32_t, owner_tag> a(n, s1);
+    umsync::stream_buffer<std::uint32_t, other_tag> b(n, s2);
     UMSYNC_CUDA_CHECK(cudaMemsetAsync(b.data(), 0xFF, b.size_bytes(), s2.view()));  // poison
     umsync::copy_sync_pageable(source, input, s1);
     unsigned const write_line = std::source_location::current().line() + 1;
@@ -178,8 +178,8 @@ TEST_CASE("raw pointers umsync did not allocate pass unchecked; spans of one buf
     for (std::size_t i = 0; i < n; ++i) {
       host[i] = input[i];
     }
-    umsync::async_pool_buffer<std::uint32_t, owner_tag> a(n, s1);
-    umsync::async_pool_buffer<std::uint32_t> result(n, s2);
+    umsync::stream_buffer<std::uint32_t, owner_tag> a(n, s1);
+    umsync::stream_buffer<std::uint32_t> result(n, s2);
     UMSYNC_CUDA_CHECK(cudaMemsetAsync(result.data(), 0xFF, result.size_bytes(), s2.view()));
     umsync::event allocated;  // a's allocation (a write on s1) happens before s2 touches it
     allocated.record(s1);
@@ -248,8 +248,8 @@ TEST_CASE(
   umsync::stream<> const a;
   umsync::stream<> const b;
   {
-    umsync::async_pool_buffer<std::uint32_t> in(n, a);
-    umsync::async_pool_buffer<std::uint32_t> out(n, a);
+    umsync::stream_buffer<std::uint32_t> in(n, a);
+    umsync::stream_buffer<std::uint32_t> out(n, a);
     umsync::copy_sync_pageable(in, input, a);
     UMSYNC_CUDA_CHECK(cudaMemsetAsync(out.data(), 0xFF, out.size_bytes(), a.view()));  // poison
     umsync::launch(a, {.grid = 64, .block = 256}, umsync_test::xor_with, in, out, n, key);
@@ -295,7 +295,7 @@ TEST_CASE("a successful ready() orders as a synchronize does; a blocking stream'
   umsync::stream<> const b;
   umsync::stream<> const blocking{{.non_blocking = false}};
   {
-    umsync::async_pool_buffer<std::uint32_t> buffer(n, a);
+    umsync::stream_buffer<std::uint32_t> buffer(n, a);
     UMSYNC_CUDA_CHECK(cudaMemsetAsync(buffer.data(), 0x5A, buffer.size_bytes(), a.view()));
     umsync::launch(a, {.grid = 1, .block = 1}, umsync_test::spin_for, std::uint64_t{1'000'000});
     umsync::launch(a, {.grid = 16, .block = 256}, umsync_test::xor_with, buffer, buffer, n, 1U);

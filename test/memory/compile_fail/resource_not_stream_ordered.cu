@@ -1,9 +1,9 @@
-// Rule: an async_pool_buffer takes its memory from a stream-ordered resource (cuda::mr), which
+// Rule: a stream_buffer takes its memory from a stream-ordered resource (cuda::mr), which
 // allocates and frees on the buffer's stream. A synchronous-only resource could not order the
 // free after the work queued on that stream, so it names the rule instead of failing in CCCL.
-// expect-error: umsync: async_pool_buffer takes its memory from a stream-ordered resource, which allocates and frees on the buffer's stream (umsync::stream_ordered_resource: CCCL 3.1's allocate(stream, bytes, alignment) and deallocate(stream, p, bytes, alignment), CCCL 3.0's allocate_async and deallocate_async); a synchronous resource cannot order its free after the buffer's work
-#include <umsync/memory/async_pool_buffer.hpp>
+// expect-error: umsync: stream_buffer takes its memory from a stream-ordered resource, which allocates and frees on the buffer's stream (umsync::stream_ordered_resource: CCCL 3.1's allocate(stream, bytes, alignment) and deallocate(stream, p, bytes, alignment), CCCL 3.0's allocate_async and deallocate_async); a synchronous resource cannot order its free after the buffer's work
 #include <umsync/memory/resource.hpp>
+#include <umsync/memory/stream_buffer.hpp>
 #include <umsync/stream.hpp>
 
 #include "../../support/mock_resources.hpp"
@@ -21,5 +21,5 @@ using synchronous_arena = umsync_test::synchronous_only;
 
 void use(umsync::stream<compute> const& s, synchronous_arena& arena)
 {
-  umsync::async_pool_buffer<float, compute> x(64, s, arena);
+  umsync::stream_buffer<float, compute> x(64, s, arena);
 }

@@ -5,8 +5,8 @@
 
 #include <umsync/launch.hpp>
 #include <umsync/library_call.hpp>
-#include <umsync/memory/async_pool_buffer.hpp>
 #include <umsync/memory/copy.hpp>
+#include <umsync/memory/stream_buffer.hpp>
 #include <umsync/stream.hpp>
 
 #include <cstddef>
@@ -43,9 +43,9 @@ TEST_CASE("launch: nullptr for an optional pointer parameter launches; memory th
   std::vector<u32> with(n, 0);
   {
     umsync::stream<compute> const s;
-    umsync::async_pool_buffer<u32, compute> in(n, s);
-    umsync::async_pool_buffer<u32, compute> masks(n, s);
-    umsync::async_pool_buffer<u32, compute> out(n, s);
+    umsync::stream_buffer<u32, compute> in(n, s);
+    umsync::stream_buffer<u32, compute> masks(n, s);
+    umsync::stream_buffer<u32, compute> out(n, s);
     umsync::copy_sync_pageable(in, input, s);
     umsync::copy_sync_pageable(masks, mask, s);
     UMSYNC_CUDA_CHECK(cudaMemsetAsync(out.data(), 0xA5, out.size_bytes(), s.get()));  // poison
@@ -75,8 +75,8 @@ TEST_CASE("library_call: nullptr for an optional pointer parameter reaches the c
   std::vector<u32> output(n, 0);
   {
     umsync::stream<compute> const s;
-    umsync::async_pool_buffer<u32, compute> in(n, s);
-    umsync::async_pool_buffer<u32, compute> out(n, s);
+    umsync::stream_buffer<u32, compute> in(n, s);
+    umsync::stream_buffer<u32, compute> out(n, s);
     umsync::copy_sync_pageable(in, input, s);
     UMSYNC_CUDA_CHECK(cudaMemsetAsync(out.data(), 0xA5, out.size_bytes(), s.get()));  // poison
     // Copies `from`, or zeroes `to` when there is no `from`.

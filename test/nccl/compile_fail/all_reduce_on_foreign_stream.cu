@@ -10,7 +10,7 @@ struct comm {};
 
 void reduce(umsync::stream<compute> const& cs, umsync::stream<comm> const& ns, umsync::nccl::communicator const& c)
 {
-  umsync::async_pool_buffer<float, compute> grads(1024, cs);
+  umsync::stream_buffer<float, compute> grads(1024, cs);
 #if defined(UMSYNC_CF_CONTROL)
   umsync::stream_edge to_comm(cs, ns);
   auto on_comm = to_comm.transfer(std::move(grads));

@@ -1,7 +1,7 @@
 // A consumer that links umsync::rmm and umsync::debug together: RMM's CCCL first on the include
 // path, UMSYNC_DEBUG on, an umsync buffer from an RMM resource. Built by the package test through
 // CMake and with the plain nvcc command lines of docs/rmm.md and docs/install.md.
-#include <umsync/memory/async_pool_buffer.hpp>
+#include <umsync/memory/stream_buffer.hpp>
 #include <umsync/umsync.hpp>
 
 #include <rmm/mr/cuda_async_memory_resource.hpp>
@@ -24,7 +24,7 @@ int main()
   if (probe.usable()) {
     umsync::stream<compute> s;
     rmm::mr::cuda_async_memory_resource resource;
-    umsync::async_pool_buffer<float, compute> x(256, s, resource);
+    umsync::stream_buffer<float, compute> x(256, s, resource);
     UMSYNC_CUDA_CHECK(cudaMemsetAsync(x.data(), 0, x.size() * sizeof(float), s.view()));
     s.synchronize();
   }

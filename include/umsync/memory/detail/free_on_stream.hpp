@@ -1,5 +1,5 @@
 // umsync/memory/detail/free_on_stream.hpp: how a stream-bound buffer gives its memory back
-// (internal). free_on_stream is async_pool_buffer's releaser: it frees on the stream the buffer
+// (internal). free_on_stream is stream_buffer's releaser: it frees on the stream the buffer
 // is bound to, to CUDA's allocator or to the resource the memory came from, which
 // borrowed_resource keeps without naming its type (so the buffer's type does not depend on it).
 #pragma once

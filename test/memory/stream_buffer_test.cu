@@ -1,11 +1,11 @@
-// GPU tests of umsync/memory/async_pool_buffer.hpp, umsync/memory/copy.hpp,
+// GPU tests of umsync/memory/stream_buffer.hpp, umsync/memory/copy.hpp,
 // umsync/memory/pinned_buffer.hpp and umsync/launch.hpp on one stream.
 #include "support/gpu_test.hpp"
 
 #include <umsync/launch.hpp>
-#include <umsync/memory/async_pool_buffer.hpp>
 #include <umsync/memory/copy.hpp>
 #include <umsync/memory/pinned_buffer.hpp>
+#include <umsync/memory/stream_buffer.hpp>
 #include <umsync/stream.hpp>
 
 #include <cstdint>
@@ -25,7 +25,7 @@ __global__ void affine(std::uint32_t const* in, std::uint32_t* out, std::size_t 
 }
 }  // namespace
 
-TEST_CASE("pinned in, pool buffers and a typed launch, pinned out: random data round-trips")
+TEST_CASE("pinned in, stream buffers and a typed launch, pinned out: random data round-trips")
 {
   umsync_test::memory_baseline const baseline;
   auto rng = umsync_test::make_rng();
@@ -42,8 +42,8 @@ TEST_CASE("pinned in, pool buffers and a typed launch, pinned out: random data r
     x = 0xDEADBEEF;  // poison
   }
   {
-    umsync::async_pool_buffer<std::uint32_t, compute> in(n, s);
-    umsync::async_pool_buffer<std::uint32_t, compute> out(n, s);
+    umsync::stream_buffer<std::uint32_t, compute> in(n, s);
+    umsync::stream_buffer<std::uint32_t, compute> out(n, s);
     UMSYNC_CUDA_CHECK(cudaMemsetAsync(out.data(), 0xA5, out.size_bytes(), s.view()));
     umsync::copy_async(in, host_in, s);
     umsync::launch(s, {.grid = 264, .block = 256}, affine, in, out, n, a, b);
@@ -67,7 +67,7 @@ TEST_CASE("pageable memory goes through the named blocking copy")
     x = static_cast<float>(rng() % 1000) * 0.5F;
   }
   std::vector<float> back(host.size(), -1.0F);
-  umsync::async_pool_buffer<float> device(host.size(), s);
+  umsync::stream_buffer<float> device(host.size(), s);
   umsync::copy_sync_pageable(device, host, s);
   umsync::copy_sync_pageable(back, device, s);
   CHECK(back == host);
@@ -81,9 +81,9 @@ TEST_CASE("a deep copy names its stream and copies the contents")
   for (std::size_t i = 0; i < host.size(); ++i) {
     host[i] = static_cast<int>(i * 7);
   }
-  umsync::async_pool_buffer<int, compute> original(host.size(), s);
+  umsync::stream_buffer<int, compute> original(host.size(), s);
   umsync::copy_sync_pageable(original, host, s);
-  umsync::async_pool_buffer<int, compute> copy(original, s);
+  umsync::stream_buffer<int, compute> copy(original, s);
   std::vector<int> back(host.size(), -1);
   umsync::copy_sync_pageable(back, copy, s);
   CHECK(back == host);
@@ -94,12 +94,12 @@ TEST_CASE("size 0 allocates nothing; moves leave the source empty")
 {
   umsync_test::memory_baseline const baseline;
   umsync::stream<> const s;
-  umsync::async_pool_buffer<double> empty(0, s);
+  umsync::stream_buffer<double> empty(0, s);
   CHECK(empty.data() == nullptr);
   CHECK(empty.empty());
-  umsync::async_pool_buffer<double> a(16, s);
+  umsync::stream_buffer<double> a(16, s);
   double* const p = a.data();
-  umsync::async_pool_buffer<double> b = std::move(a);
+  umsync::stream_buffer<double> b = std::move(a);
   CHECK(b.data() == p);
   CHECK(a.data() == nullptr);  // NOLINT(bugprone-use-after-move)
   CHECK(a.size() == 0);        // NOLINT(bugprone-use-after-move)
@@ -112,10 +112,10 @@ TEST_CASE("bad sizes: overflow is length_error, too much is umsync::bad_alloc, a
   umsync_test::memory_baseline const baseline;
   umsync::stream<> const s;
   umsync::memory_pool pool;
-  CHECK_THROWS_AS(umsync::async_pool_buffer<double>(std::numeric_limits<std::size_t>::max() / 4, s, pool),
+  CHECK_THROWS_AS(umsync::stream_buffer<double>(std::numeric_limits<std::size_t>::max() / 4, s, pool),
                   std::length_error);
   try {
-    umsync::async_pool_buffer<std::byte> huge(std::size_t{1} << 50, s, pool);  // 1 PiB
+    umsync::stream_buffer<std::byte> huge(std::size_t{1} << 50, s, pool);  // 1 PiB
     FAIL("no throw");
   } catch (umsync::bad_alloc const& e) {
     std::string const what = e.what();
@@ -123,7 +123,7 @@ TEST_CASE("bad sizes: overflow is length_error, too much is umsync::bad_alloc, a
     CHECK(e.requested_bytes() == (std::size_t{1} << 50));
     CHECK(what.find("reserved") != std::string::npos);
   }
-  umsync::async_pool_buffer<int> fine(1024, s, pool);
+  umsync::stream_buffer<int> fine(1024, s, pool);
   UMSYNC_CUDA_CHECK(cudaMemsetAsync(fine.data(), 0, fine.size_bytes(), s.view()));
   s.synchronize();
   CHECK(fine.size() == 1024);
@@ -132,7 +132,7 @@ TEST_CASE("bad sizes: overflow is length_error, too much is umsync::bad_alloc, a
 TEST_CASE("copies check sizes")
 {
   umsync::stream<> const s;
-  umsync::async_pool_buffer<int> small(8, s);
+  umsync::stream_buffer<int> small(8, s);
   umsync::pinned_buffer<int> large(16);
   CHECK_THROWS_AS(umsync::copy_async(small, large, s), std::length_error);
   s.synchronize();
@@ -147,7 +147,7 @@ TEST_CASE("pinned registration of existing host memory")
   {
     umsync::host_registration<int> pinned_in(host);
     umsync::host_registration<int> pinned_back(back);
-    umsync::async_pool_buffer<int> device(host.size(), s);
+    umsync::stream_buffer<int> device(host.size(), s);
     umsync::copy_async(device, pinned_in.span(), s);
     umsync::copy_async(pinned_back.span(), device, s);
     s.synchronize();
