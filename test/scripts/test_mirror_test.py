@@ -34,6 +34,8 @@ def main(test_dir, include_dir):
             continue
         folder = [p for p in rel.parts[:-1] if p != "compile_fail"] if path.is_file() else None
         if path.is_dir():
+            if not any(p.is_file() for p in path.rglob("*")):
+                continue  # an empty folder (left by a move) is no part of the tree git knows
             parts = [p for p in rel.parts if p != "compile_fail"]
             if rel.parts.count("compile_fail") > 1 or not (include_dir.joinpath(*parts)).is_dir():
                 errors.append(f"test/{rel.as_posix()}/ is no folder of include/umsync/ (nor a compile_fail/ folder of one)")
