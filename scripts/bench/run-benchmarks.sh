@@ -74,7 +74,7 @@ all=$(grep -v '^umsync_bench on ' <<<"$all")
 # docs/benchmarks.md "The quick run"). EXE: the group runs another
 # executable, found next to BENCH_EXE, instead (a group whose executable is not there is not in
 # this build): umsync_rmm_bench is built apart, with RMM's CCCL (docs/rmm.md; its reference times
-# are estimates). tma_pipeline's two times are estimates too (not yet run on a GPU): 12 rows of
+# are estimates). tma_pipeline's two times are estimates too (its runs' times were not kept): 12 rows of
 # 20 fixed iterations of five versions (about 0.5 ms each with its events), each row's first call
 # checking every version against the host on 128 MiB (about 1 s).
 groups=(
