@@ -152,7 +152,7 @@ class stream_edge {
     if constexpr (handoff_source<Buffer>()) {
       [[maybe_unused]] detail::nvtx_range<detail::nvtx_words::transfer, From, To> const range;
       order_for_handoff(where);
-      return detail::rebound_buffer_t<Buffer, To>(rebind_key{}, std::move(buffer), to_);
+      return detail::rebound_buffer_t<Buffer, To>(detail::rebind_key{}, std::move(buffer), to_);
     } else {
       std::abort();  // unreachable: the static_assert above has failed
     }

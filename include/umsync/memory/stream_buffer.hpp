@@ -138,13 +138,13 @@ class stream_buffer {
   /// ordered `stream` after `other`'s stream (the key proves it). The memory still goes back to
   /// the resource it came from, now on `stream`.
   template <class OtherTag>
-  stream_buffer(rebind_key key, stream_buffer<T, OtherTag>&& other, stream_view<Tag> stream) noexcept
+  stream_buffer(detail::rebind_key key, stream_buffer<T, OtherTag>&& other, stream_view<Tag> stream) noexcept
       : memory_(std::move(other).release_memory(key),
                 detail::free_on_stream{stream.get(), other.memory_.releaser().resource})
   {}
 
   /// Gives up the memory without freeing it (for a stream_edge's transfer).
-  [[nodiscard]] detail::owned_elements<T> release_memory(rebind_key) && noexcept { return memory_.release(); }
+  [[nodiscard]] detail::owned_elements<T> release_memory(detail::rebind_key) && noexcept { return memory_.release(); }
 
   [[nodiscard]] T* data() noexcept { return memory_.get().data; }
   [[nodiscard]] T const* data() const noexcept { return memory_.get().data; }
