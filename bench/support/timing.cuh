@@ -12,13 +12,14 @@
 #pragma once
 
 #include <benchmark/benchmark.h>
-#include <umsync/detail/nvtx.hpp>
 #include <umsync/device.hpp>
 #include <umsync/error.hpp>
+#include <umsync/nvtx.hpp>
 
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -31,37 +32,21 @@ namespace detail {
 /// bench <family>" for bench/<family>_bench.cu.
 class family_ranges {
  public:
-  family_ranges() = default;
-  family_ranges(family_ranges const&) = delete;
-  family_ranges& operator=(family_ranges const&) = delete;
-  ~family_ranges() { close(); }
-
   void enter(std::string_view source_file)
   {
     std::string_view family = source_file.substr(source_file.find_last_of('/') + 1);
     family = family.substr(0, family.rfind("_bench"));
-    if (open_ && family == family_) {
+    if (range_ && family == family_) {
       return;
     }
-    close();
+    range_.reset();
     family_ = family;
-    name_ = "umsync bench " + family_;
-    umsync::detail::nvtx_push(name_.c_str());
-    open_ = true;
+    range_.emplace(("umsync bench " + family_).c_str());
   }
 
  private:
-  void close()
-  {
-    if (open_) {
-      umsync::detail::nvtx_pop();
-      open_ = false;
-    }
-  }
-
   std::string family_;
-  std::string name_;
-  bool open_ = false;
+  std::optional<umsync::nvtx_scope> range_;
 };
 
 inline family_ranges families;

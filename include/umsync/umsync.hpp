@@ -37,6 +37,7 @@
 #include <umsync/memory/staging_ring.hpp>
 #include <umsync/memory/step_buffer.hpp>
 #include <umsync/memory/stream_buffer.hpp>
+#include <umsync/nvtx.hpp>
 #include <umsync/phase/phase_advisor.hpp>
 #include <umsync/stream.hpp>
 #include <umsync/stream_edge.hpp>

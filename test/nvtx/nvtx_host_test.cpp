@@ -1,4 +1,4 @@
-// Host tests of umsync/detail/nvtx.hpp, built with UMSYNC_NVTX: the names made from tag types
+// Host tests of umsync/detail/nvtx.hpp and umsync/nvtx.hpp, built with UMSYNC_NVTX: the names made from tag types
 // (a plain struct, one in a namespace, a template instance, one in an anonymous namespace, a tag
 // with its own name), and the ranges themselves, read back from a real NVTX tool: the
 // injection library of nvtx_injection.cpp, loaded by the nvtx3 headers as Nsight Systems' is.
@@ -6,7 +6,9 @@
 
 #include <doctest/doctest.h>
 #include <umsync/detail/nvtx.hpp>
+#include <umsync/nvtx.hpp>
 
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -97,9 +99,13 @@ TEST_CASE("the ranges reach an NVTX tool, in the umsync domain, with their names
                   std::runtime_error);
   CHECK(ranges.take() == lines{"push umsync: umsync capture plain", "pop umsync"});
 
-  // A name known at run time only (the benchmark families).
-  std::string const family = "umsync bench graph";
-  detail::nvtx_push(family.c_str());
-  detail::nvtx_pop();
-  CHECK(ranges.take() == lines{"push umsync: umsync bench graph", "pop umsync"});
+  // A name known at run time only: a user's own scope, around one of umsync's ranges; the name's
+  // storage may end before the scope does.
+  {
+    std::optional<umsync::nvtx_scope> step;
+    step.emplace(std::string("training step ").append("3").c_str());
+    detail::nvtx_range<words::phase, forward> const inner;
+  }
+  CHECK(ranges.take() ==
+        lines{"push umsync: training step 3", "push umsync: umsync phase forward pass", "pop umsync", "pop umsync"});
 }

@@ -1,10 +1,18 @@
 #!/usr/bin/env python3
-"""No include loop between umsync's folders.
+"""No include loop between umsync's folders, and internals only in detail/ folders.
 
 Each folder under include/umsync/ (capture/, memory/, graph/, ...) is one node, and so is each
 header at the top (stream.hpp, launch.hpp, ...); an edge A -> B means a header in A includes a
 header in B. The graph must have no cycle: a folder then stays a layer that can be read, tested
 and changed without the ones above it. Prints the cycle when there is one and exits 1.
+
+Internal headers live in detail/ folders and nowhere else, so:
+- a header under a detail/ folder declares its names in a detail namespace;
+- a header outside them declares a name outside every detail namespace (or only includes
+  others: an umbrella or a forwarding header), so no internal header sits in a public folder;
+- the users' code of the repository (examples/, bench/, torch/) includes no detail/ header: what
+  it needs is public.
+Prints each breach and exits 1.
 """
 import pathlib
 import re
@@ -56,6 +64,53 @@ def find_cycle(graph: dict):
     return None
 
 
+DETAIL_INCLUDE = re.compile(r'^\s*#\s*include\s*<(umsync/(?:[^>]*/)?detail/[^>]+)>', re.MULTILINE)
+COMMENT = re.compile(r'//[^\n]*|/\*.*?\*/', re.DOTALL)
+STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+DIRECTIVE = re.compile(r'^\s*#.*?(?<!\\)$', re.MULTILINE | re.DOTALL)
+NAMESPACE_MACRO = re.compile(r'\bUMSYNC_NAMESPACE_(?:BEGIN|END)\b')
+DETAIL_NAMESPACE = re.compile(r'\bnamespace\s+(?:\w+::)*detail(?:::\w+)*\s*\{')
+
+
+def code_outside_detail(text: str) -> str:
+    """The header's code (comments, strings, directives and umsync's namespace macros removed)
+    without its `namespace detail { ... }` blocks and without any namespace's opening words."""
+    code = NAMESPACE_MACRO.sub(' ', DIRECTIVE.sub(' ', STRING.sub('""', COMMENT.sub(' ', text))))
+    kept, position = [], 0
+    for opening in DETAIL_NAMESPACE.finditer(code):
+        if opening.start() < position:
+            continue  # nested in a block already cut
+        kept.append(code[position:opening.start()])
+        depth, index = 1, opening.end()
+        while depth and index < len(code):
+            depth += {'{': 1, '}': -1}.get(code[index], 0)
+            index += 1
+        position = index
+    kept.append(code[position:])
+    return re.sub(r'\bnamespace\s+[\w:]*', ' ', ''.join(kept))
+
+
+def internals_breaches(root: pathlib.Path) -> list:
+    breaches = []
+    for header in sorted(root.rglob('*.hpp')) + sorted(root.rglob('*.cuh')):
+        relative = header.relative_to(root).as_posix()
+        text = header.read_text()
+        internal = 'detail' in relative.split('/')[:-1]
+        if internal:
+            if not DETAIL_NAMESPACE.search(text):
+                breaches.append(f'umsync/{relative} is under a detail/ folder but opens no detail namespace')
+        elif DETAIL_NAMESPACE.search(text) and not re.search(r'\w', code_outside_detail(text)):
+            breaches.append(f'umsync/{relative} declares only internal names: move it under a detail/ folder')
+    repository = root.parents[1]
+    for folder in ('examples', 'bench', 'torch'):
+        for source in sorted((repository / folder).rglob('*')):
+            if source.suffix not in ('.cu', '.cuh', '.cpp', '.hpp', '.h') or not source.is_file():
+                continue
+            for included in DETAIL_INCLUDE.findall(source.read_text()):
+                breaches.append(f'{source.relative_to(repository).as_posix()} includes <{included}>: users\' code needs only public headers')
+    return breaches
+
+
 def main() -> int:
     root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else pathlib.Path(__file__).resolve().parents[2] / 'include/umsync')
     graph = include_graph(root)
@@ -68,7 +123,12 @@ def main() -> int:
         for a, b in zip(cycle, cycle[1:]):
             print(f'  {graph[a][b]}')
         return 1
-    print(f'{len(graph)} folders and top-level headers, no include loop')
+    breaches = internals_breaches(root)
+    for breach in breaches:
+        print(breach)
+    if breaches:
+        return 1
+    print(f'{len(graph)} folders and top-level headers, no include loop; internals only in detail/ folders')
     return 0
 
 

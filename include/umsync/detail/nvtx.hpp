@@ -210,7 +210,7 @@ void nvtx_push()
   nvtxDomainRangePushEx(nvtx_domain(), &attributes);
 }
 
-/// Opens a range whose name is known at run time only (the benchmark families).
+/// Opens a range whose name is known at run time only (nvtx_scope, umsync/nvtx.hpp).
 inline void nvtx_push(char const* text)
 {
   nvtxEventAttributes_t attributes{};
