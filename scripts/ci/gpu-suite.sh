@@ -140,10 +140,11 @@ for tool in memcheck racecheck synccheck initcheck; do
     # them with cudaFree (cause not established; see docs/testing.md).
     extra=(--report-api-errors no --target-processes application-only)
     [ "$tool" = memcheck ] && extra+=(--leak-check full)
-    # racecheck leaves out the cluster-scope transaction barrier's remote-arrival case: it reports
-    # a hazard between the peer's distributed-shared-memory writes and the owner's reads, which a
-    # remote mbarrier arrive (release.cluster) and wait (acquire.cluster) order; whether racecheck
-    # models remote arrivals is not established (docs/testing.md). The case runs under the others.
+    # racecheck leaves out the cluster-scope transaction barrier's remote-arrival case in which one
+    # thread arrives for the block after a block barrier: it reports a hazard between the peer's
+    # distributed-shared-memory writes and the owner's reads, which that barrier and the remote
+    # mbarrier arrive (release.cluster) and wait (acquire.cluster) order (docs/testing.md). The
+    # case in which every writer arrives itself runs under racecheck; both run under the others.
     exclude="*soak*"
     [ "$tool" = racecheck ] && exclude+=",*remote arrivals*"
     test_args=()  # one argument, although the names hold spaces

@@ -82,14 +82,19 @@ __global__ void set_indexed_at_run_time(std::uint32_t const* seeds, std::uint32_
 }
 
 // Clusters of 2: each round, every thread of a block writes one word into the peer's `inbox`
-// (distributed shared memory) and thread 0 arrives remotely on the peer's barrier after a block
-// barrier; the barrier counts one arrival (the peer's). The reader checks its inbox after the
-// wait, then both blocks pass a cluster barrier before the next round's writes.
+// (distributed shared memory) and arrives remotely on the peer's barrier. With
+// EveryWriterArrives, each writer's own arrival (release.cluster) carries its write and the
+// barrier counts all of them; without, the block's threads pass a block barrier and thread 0
+// arrives once for all (the barrier counts one arrival): both are ordered by the PTX memory
+// model, and compute-sanitizer's racecheck reports the second (docs/testing.md). The reader
+// checks its inbox after the wait, then both blocks pass a cluster barrier before the next
+// round's writes.
+template <bool EveryWriterArrives>
 __global__ void remote_arrivals(std::uint32_t const* seeds, std::uint32_t* errors)
 {
   __shared__ umsync::transaction_barrier_storage<barrier_scope::cluster> full;
   __shared__ std::uint32_t inbox[threads];
-  auto [bar, phase] = umsync::init_barriers(full, 1).publish();
+  auto [bar, phase] = umsync::init_barriers(full, EveryWriterArrives ? threads : 1U).publish();
   unsigned const rank = umsync::cluster::block_rank();
   unsigned const peer = rank ^ 1U;
   std::uint32_t const seed = seeds[blockIdx.x];
@@ -99,9 +104,13 @@ __global__ void remote_arrivals(std::uint32_t const* seeds, std::uint32_t* error
   auto const remote_inbox = scope.map(inbox, peer);
   for (unsigned round = 0; round < 64; ++round) {
     remote_inbox[threadIdx.x] = seed * 3U + round + threadIdx.x;
-    __syncthreads();
-    if (threadIdx.x == 0) {
+    if constexpr (EveryWriterArrives) {
       bar.arrive_remote(peer);
+    } else {
+      __syncthreads();
+      if (threadIdx.x == 0) {
+        bar.arrive_remote(peer);
+      }
     }
     bar.wait(phase);
     wrong += inbox[threadIdx.x] == peer_seed * 3U + round + threadIdx.x ? 0U : 1U;
@@ -190,7 +199,9 @@ TEST_CASE("a set of transaction barriers indexed by a run-time stage, 1 to 4 sta
   }
 }
 
-TEST_CASE("a cluster-scope transaction barrier completes on the peer's remote arrivals and shows its writes")
+namespace {
+template <bool EveryWriterArrives>
+void check_remote_arrivals()
 {
   if (!umsync_test::device_has_clusters()) {
     MESSAGE("this device has no thread block clusters (compute capability 9.0 and newer)");
@@ -200,9 +211,20 @@ TEST_CASE("a cluster-scope transaction barrier completes on the peer's remote ar
   auto rng = umsync_test::make_rng();
   device_buffers buffers(264);
   buffers.fresh(rng);
-  umsync_test::launch_in_clusters(remote_arrivals, 264, 2U, threads, static_cast<std::uint32_t const*>(buffers.seeds),
-                                  buffers.errors);
+  umsync_test::launch_in_clusters(remote_arrivals<EveryWriterArrives>, 264, 2U, threads,
+                                  static_cast<std::uint32_t const*>(buffers.seeds), buffers.errors);
   umsync_test::check_launch("remote_arrivals");
   UMSYNC_CUDA_CHECK(cudaDeviceSynchronize());
   CHECK(buffers.total_errors() == 0);
+}
+}  // namespace
+
+TEST_CASE("a cluster-scope transaction barrier completes on the peer's remote arrivals and shows its writes")
+{
+  check_remote_arrivals<false>();
+}
+
+TEST_CASE("a cluster-scope transaction barrier counting every writer's own arrival on the peer shows their writes")
+{
+  check_remote_arrivals<true>();
 }
