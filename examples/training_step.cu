@@ -6,7 +6,7 @@
 //   forward:    Z = W X (GEMM), A = relu(Z)
 //   backward:   dZ = 2 (A - Y) / (O B) where Z > 0, else 0;   G = dZ X^T (GEMM)
 //   optimizer:  W -= lr G
-//   checkpoint: the host reads and writes W
+//   checkpoint: the host reads W (to compare it; written only outside the phases)
 //
 // What the plan allows to capture: a phase entry gives memory advice and prefetches, which a
 // capture cannot hold (they would invalidate it; on a capturing_stream enter() does not compile,
@@ -57,6 +57,8 @@ struct inputs {};   //          grads: G (O x D), dZ (O x B)
 struct activations {};
 struct grads {};
 
+// The phases and accesses of the phase tests' plan (test/support/training_plan.hpp), with the
+// inputs one more buffer and a backward that does not read W (one layer: no gradient to pass back).
 using training = umsync::phase_plan<
     umsync::phase<forward, umsync::uses<weights, umsync::device_read>, umsync::uses<inputs, umsync::device_read>,
                   umsync::uses<activations, umsync::device_read_write>>,
@@ -64,8 +66,9 @@ using training = umsync::phase_plan<
                   umsync::uses<grads, umsync::device_read_write>>,
     umsync::phase<optimizer, umsync::uses<weights, umsync::device_read_write>,
                   umsync::uses<grads, umsync::device_read>>,
-    umsync::phase<checkpoint, umsync::uses<weights, umsync::host_read_write>>>;
-static_assert(training::read_mostly_in<forward, weights> && !training::read_mostly_in<optimizer, weights>);
+    umsync::phase<checkpoint, umsync::uses<weights, umsync::host_read>>>;
+static_assert(training::read_mostly_in<forward, weights> && !training::read_mostly_in<optimizer, weights> &&
+              training::read_mostly_in<checkpoint, weights>);
 
 // Column-major sizes: W is O x D, X is D x B.
 constexpr int dim_in = 512;   // D
@@ -287,18 +290,17 @@ int main()
     umsync::stream_buffer<std::byte, compute> workspace(std::size_t{32} << 20U, s);
     blas_context const blas{handle, workspace};
 
+    // The checkpoint reads W on the host: read-mostly stays on, so the device keeps its copy.
     auto const read_weights = [&] {
       auto scope = advisor.enter<checkpoint>(s);
       scope.stream().synchronize();
-      std::span<float> const host_w = scope.view<weights>();
+      std::span<float const> const host_w = scope.view<weights>();
       return std::vector<float>(host_w.begin(), host_w.end());
     };
-    auto const reset_weights = [&] {
-      auto scope = advisor.enter<checkpoint>(s);
-      scope.stream().synchronize();
-      std::span<float> const host_w = scope.view<weights>();
-      std::copy(w0.begin(), w0.end(), host_w.begin());
-    };
+    // A restore is no checkpoint: the host writes W outside any phase, as it did before the first
+    // one, after the checkpoint's synchronize (nothing on the stream is using W); the next forward
+    // prefetches it back.
+    auto const reset_weights = [&] { std::copy(w0.begin(), w0.end(), w.begin()); };
 
     // 1. On the stream. The first run also loads cuBLAS's kernels, before any capture.
     std::vector<double> stream_ms;

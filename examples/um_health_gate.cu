@@ -35,11 +35,14 @@ namespace telemetry = umsync::telemetry;
 constexpr std::size_t words = std::size_t{4} << 20;  // 16 MiB per buffer, 48 MiB in all
 constexpr umsync::launch_config grid{.grid = 264, .block = 256};
 
-struct forward {};
+// The plan of the phase tests (test/support/training_plan.hpp is the tested copy): the
+// checkpoint only reads the weights, so read-mostly stays on there and the device keeps its copy.
+struct forward {};  // phases
 struct backward {};
 struct optimizer {};
 struct checkpoint {};
-struct weights {};
+
+struct weights {};  // buffers
 struct activations {};
 struct grads {};
 

@@ -1,5 +1,8 @@
 // Host tests of umsync/phase/phase_plan.hpp and umsync/phase/phase_advisor.hpp: the plan a set of
-// phases derives is pure compile-time logic, checked here without a GPU.
+// phases derives is pure compile-time logic, checked here without a GPU. The plan is the one the
+// GPU test runs: test/support/training_plan.hpp.
+#include "support/training_plan.hpp"
+
 #include <doctest/doctest.h>
 #include <umsync/device.hpp>
 #include <umsync/phase/phase_advisor.hpp>
@@ -8,25 +11,9 @@
 #include <type_traits>
 
 namespace {
-struct forward {};
-struct backward {};
-struct optimizer {};
-struct checkpoint {};
-struct weights {};
-struct activations {};
-struct grads {};
 struct named_buffer {
   static constexpr char const* name = "custom name";
 };
-
-using training = umsync::phase_plan<
-    umsync::phase<forward, umsync::uses<weights, umsync::device_read>,
-                  umsync::uses<activations, umsync::device_read_write>>,
-    umsync::phase<backward, umsync::uses<weights, umsync::device_read>, umsync::uses<activations, umsync::device_read>,
-                  umsync::uses<grads, umsync::device_read_write>>,
-    umsync::phase<optimizer, umsync::uses<weights, umsync::device_read_write>,
-                  umsync::uses<grads, umsync::device_read>>,
-    umsync::phase<checkpoint, umsync::uses<weights, umsync::host_read>>>;
 
 using umsync::phase_side;
 
