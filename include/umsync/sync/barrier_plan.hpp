@@ -49,14 +49,23 @@ namespace detail {
 
 __host__ __device__ constexpr std::uint32_t id_bit(unsigned id) noexcept { return id < 32U ? 1U << id : 0U; }
 
+// The members let the plan go on as if the entry were not there, so one mistake gives one message.
 template <class Entry>
 struct plan_entry {
   static_assert(dependent_false<Entry>,
                 "umsync: a barrier plan lists only reserved_barrier_ids, barrier_spec and producer_consumer_spec");
+  static constexpr bool is_barrier = false;
+  static constexpr std::uint32_t reserved_bits = 0;
+  static constexpr std::uint32_t used_bits = 0;
+  static constexpr warp_mask_t warps = 0;
+  template <unsigned BlockThreads>
+  using barrier = void;
 };
 
 template <unsigned First, unsigned Last>
 struct plan_entry<reserved_barrier_ids<First, Last>> {
+  // A template argument is never instantiated on its own: completing the type checks its range.
+  static_assert(sizeof(reserved_barrier_ids<First, Last>) != 0);
   static constexpr bool is_barrier = false;
   static constexpr std::uint32_t reserved_bits = ((Last >= 31U ? 0xFFFFFFFFU : (1U << (Last + 1U)) - 1U)) &
                                                  ~((1U << First) - 1U);
@@ -131,7 +140,8 @@ class barrier_plan {
   __host__ __device__ static constexpr auto barrier() noexcept
   {
     static_assert(I < count, "umsync: barrier index past the end of the barrier plan");
-    return std::tuple_element_t<I, barriers>{};
+    // Past the end, barrier 0 stands in, so the index gives one message and not std::tuple's too.
+    return std::tuple_element_t<(I < count ? I : 0), barriers>{};
   }
 
   template <std::size_t I>

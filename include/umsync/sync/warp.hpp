@@ -64,7 +64,7 @@ __device__ void syncwarp() noexcept
 template <unsigned Lanes>
 class warp_tile {
   static_assert(Lanes >= 1 && Lanes <= warp_size, "umsync: a warp tile has 1..32 lanes");
-  static_assert(Lanes > warp_size || warp_size % Lanes == 0,
+  static_assert(Lanes == 0 || Lanes > warp_size || warp_size % Lanes == 0,
                 "umsync: a warp tile's lane count must divide 32 (1, 2, 4, 8, 16 or 32)");
 
  public:
