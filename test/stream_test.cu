@@ -1,4 +1,4 @@
-// GPU tests of umsync/stream.hpp and umsync/stream_view.hpp.
+// GPU tests of umsync/stream.hpp (stream_view's: stream_view_test.cu).
 #include "support/gpu_test.hpp"
 #include "support/kernels.cuh"
 
@@ -36,17 +36,6 @@ TEST_CASE("priorities inside the device range are kept, outside throw and leave 
   CHECK_THROWS_AS(umsync::stream<>({.priority = range.least + 1}), std::out_of_range);
   urgent.synchronize();
   CHECK(urgent.ready());
-}
-
-TEST_CASE("views convert to the raw handle and to cuda::stream_ref")
-{
-  umsync::stream<producer> const s;
-  umsync::stream_view<producer> const v = s;
-  cudaStream_t const raw = v;
-  cuda::stream_ref const ref = v;
-  CHECK(raw == s.get());
-  CHECK(ref.get() == s.get());
-  CHECK(v == s.view());
 }
 
 TEST_CASE("a moved-from stream refuses use instead of falling back to the legacy stream")
@@ -115,13 +104,4 @@ TEST_CASE("an event edge orders a consumer stream after a slow producer stream")
   UMSYNC_CUDA_CHECK(cudaFree(d_in));
   UMSYNC_CUDA_CHECK(cudaFree(d_mid));
   UMSYNC_CUDA_CHECK(cudaFree(d_out));
-}
-
-TEST_CASE("the legacy default stream is reachable only by name, and works")
-{
-  auto const legacy = umsync::legacy_default_stream();
-  umsync_test::spin_for<<<1, 1, 0, legacy>>>(1000);
-  umsync_test::check_launch("spin_for");
-  legacy.synchronize();
-  CHECK(legacy.ready());
 }

@@ -1,7 +1,8 @@
 // Host tests of the UMSYNC_DEBUG checks that need no device: a moved-from buffer refused by the
-// memory protocol (and told apart from a buffer of zero elements, which allocates nothing), a
-// null cudaStream_t adopted at run time, and a raw pointer into memory umsync allocated, passed
-// to umsync::launch on another stream. Every refusal here happens before any CUDA call. The
+// memory protocol (and told apart from a buffer of zero elements, which allocates nothing), and
+// a raw pointer into memory umsync allocated, passed to umsync::launch on another stream (a null
+// cudaStream_t adopted at run time: stream_view_debug_host_test.cpp). Every refusal here happens
+// before any CUDA call. The
 // same checks on the GPU, with real allocations: test/usage_debug_test.cu and
 // detail/debug/ordering_checker_debug_test.cu.
 #include <doctest/doctest.h>
@@ -100,25 +101,6 @@ TEST_CASE("a moved-from buffer is refused by memory_of, launch and the copies; a
   CHECK_THROWS_WITH_AS(static_cast<void>(umsync::memory_of(registration)),
                        doctest::Contains("use of a moved-from umsync::host_registration"), umsync::usage_error);
   CHECK_NOTHROW(static_cast<void>(umsync::memory_of(registration_owner)));
-}
-
-TEST_CASE("a null cudaStream_t adopted at run time is refused, naming legacy_default_stream()")
-{
-  cudaStream_t const from_elsewhere = nullptr;  // as a library might hand one over
-  try {
-    static_cast<void>(umsync::stream_view<compute>{from_elsewhere});
-    FAIL("no usage_error");
-  } catch (umsync::usage_error const& e) {
-    std::string const what = e.what();
-    CHECK(what.find("null cudaStream_t") != std::string::npos);
-    CHECK(what.find("legacy default stream") != std::string::npos);
-    CHECK(what.find("umsync::legacy_default_stream()") != std::string::npos);
-  }
-  // The named default streams are not null handles and stay accepted.
-  CHECK(umsync::legacy_default_stream<compute>().get() == cudaStreamLegacy);
-  CHECK(umsync::per_thread_default_stream().get() == cudaStreamPerThread);
-  // Constant evaluation is untouched: the constructor is still usable in constant expressions.
-  static_assert(umsync::stream_view<>{cudaStream_t{}}.get() == nullptr);
 }
 
 TEST_CASE("a raw pointer into memory umsync allocated, launched on another stream without an edge, is reported")

@@ -298,25 +298,3 @@ TEST_CASE("synchronize and ready on a capturing stream, or on an event recorded 
   }
   CHECK(wrong == 0);
 }
-
-TEST_CASE("copy_sync_pageable on a view of a capturing stream is refused before the copy is queued")
-{
-  warm_up_graphs_and_managed();
-  umsync_test::memory_baseline const baseline;
-  std::size_t const n = 1024;
-  std::vector<u32> host(n, 7U);
-  umsync::stream<left> const a;
-  umsync::stream_buffer<u32, left> device(n, a);
-  UMSYNC_CUDA_CHECK(cudaMemsetAsync(device.data(), 0, device.size_bytes(), a.view()));
-  {
-    umsync::capture_scope scope(a);
-    umsync::stream_view<left> const view = a.view();
-    CHECK_THROWS_AS(umsync::copy_sync_pageable(device, host, view), umsync::capture_error);
-    CHECK(raw_capture_status(a.get()) == cudaStreamCaptureStatusActive);
-    umsync::launch(scope.stream(), grid, add_one, device, n);
-    umsync::graph const g = scope.end();
-    CHECK(g.count_nodes(cudaGraphNodeTypeMemcpy) == 0);
-    CHECK(g.count_nodes(cudaGraphNodeTypeKernel) == 1);
-  }
-  a.synchronize();
-}

@@ -1,5 +1,6 @@
-// GPU tests of umsync/memory/stream_buffer.hpp, umsync/memory/copy.hpp,
-// umsync/memory/pinned_buffer.hpp and umsync/launch.hpp on one stream.
+// GPU tests of umsync/memory/stream_buffer.hpp on one stream (its round trip also goes through
+// copy.hpp, pinned_buffer.hpp and launch.hpp; their own tests: memory/copy_test.cu,
+// memory/pinned_buffer_test.cu).
 #include "support/gpu_test.hpp"
 
 #include <umsync/launch.hpp>
@@ -57,22 +58,6 @@ TEST_CASE("pinned in, stream buffers and a typed launch, pinned out: random data
   CHECK(wrong == 0);
 }
 
-TEST_CASE("pageable memory goes through the named blocking copy")
-{
-  umsync_test::memory_baseline const baseline;
-  auto rng = umsync_test::make_rng();
-  umsync::stream<> const s;
-  std::vector<float> host(4097);
-  for (auto& x : host) {
-    x = static_cast<float>(rng() % 1000) * 0.5F;
-  }
-  std::vector<float> back(host.size(), -1.0F);
-  umsync::stream_buffer<float> device(host.size(), s);
-  umsync::copy_sync_pageable(device, host, s);
-  umsync::copy_sync_pageable(back, device, s);
-  CHECK(back == host);
-}
-
 TEST_CASE("a deep copy names its stream and copies the contents")
 {
   umsync_test::memory_baseline const baseline;
@@ -127,30 +112,4 @@ TEST_CASE("bad sizes: overflow is length_error, too much is umsync::bad_alloc, a
   UMSYNC_CUDA_CHECK(cudaMemsetAsync(fine.data(), 0, fine.size_bytes(), s.view()));
   s.synchronize();
   CHECK(fine.size() == 1024);
-}
-
-TEST_CASE("copies check sizes")
-{
-  umsync::stream<> const s;
-  umsync::stream_buffer<int> small(8, s);
-  umsync::pinned_buffer<int> large(16);
-  CHECK_THROWS_AS(umsync::copy_async(small, large, s), std::length_error);
-  s.synchronize();
-}
-
-TEST_CASE("pinned registration of existing host memory")
-{
-  umsync_test::memory_baseline const baseline;
-  umsync::stream<> const s;
-  std::vector<int> host(1 << 16, 42);
-  std::vector<int> back(host.size(), 0);
-  {
-    umsync::host_registration<int> pinned_in(host);
-    umsync::host_registration<int> pinned_back(back);
-    umsync::stream_buffer<int> device(host.size(), s);
-    umsync::copy_async(device, pinned_in.span(), s);
-    umsync::copy_async(pinned_back.span(), device, s);
-    s.synchronize();
-  }
-  CHECK(back == host);
 }
