@@ -11,13 +11,21 @@
 #                                           # test and example with the run-time checks on
 #   bash scripts/ci/gpu-suite.sh tests debug  # parts combine; one summary
 #   bash scripts/ci/gpu-suite.sh --toolkit /usr/local/cuda-13.0 tests   # another CUDA toolkit
+#   bash scripts/ci/gpu-suite.sh --toolkit .deps/cuda-13.5.tar.xz tests  # the trimmed CUDA 13.5
+#                                           # compiler (scripts/ci/stage-device-toolkit.sh)
 #
 # Options and settings:
 #   --toolkit DIR (or UMSYNC_CUDA_TOOLKIT=DIR): the CUDA toolkit every build of this script uses:
 #       DIR/bin/nvcc as the CUDA compiler, with the CCCL it ships, and DIR/bin first on PATH
 #       (compute-sanitizer, cuobjdump); the builds go to build/gpu-<DIR's name> (and
-#       build/gpu-debug-<DIR's name>). Default: the nvcc CMake finds (CUDACXX, PATH,
-#       /usr/local/cuda), builds in build/gpu and build/gpu-debug.
+#       build/gpu-debug-<DIR's name>), and DIR/lib64 (or DIR/lib) first on LD_LIBRARY_PATH, so
+#       that the programs run with that toolkit's libcudart. Default: the nvcc CMake finds
+#       (CUDACXX, PATH, /usr/local/cuda), builds in build/gpu and build/gpu-debug.
+#       A .tar.xz instead of DIR (scripts/ci/stage-device-toolkit.sh's trimmed toolkit) is
+#       unpacked into build/toolkit/ first. That toolkit has the compiler, cudart, CCCL and NVTX
+#       only: the machine's own toolkit (UMSYNC_BASE_TOOLKIT, default /usr/local/cuda) lends it
+#       cuBLAS and CUPTI (linked into the unpacked folder) and compute-sanitizer and cuobjdump
+#       (its bin/ after DIR/bin on PATH).
 #   UMSYNC_STEP_TIMEOUT (seconds, default 150) and UMSYNC_BENCH_TIMEOUT (default 470): every
 #       step runs under a time limit, so the summary always prints.
 #   OUT: the folder for the logs (default .gpu-out/).
@@ -48,6 +56,18 @@ done
 for part in "${parts[@]}"; do
   case "$part" in all|tests|bench|debug) ;; *) echo "usage: $0 [--toolkit DIR] [all|tests|bench|debug]..." >&2; exit 2 ;; esac
 done
+# A trimmed toolkit's archive (scripts/ci/stage-device-toolkit.sh): unpacked into build/toolkit/
+# (again when the archive is newer), then used as the folder.
+if [[ "$toolkit" == *.tar.xz ]]; then
+  [ -f "$toolkit" ] || { echo "gpu-suite: $toolkit does not exist (scripts/ci/stage-device-toolkit.sh makes it)" >&2; exit 2; }
+  unpacked=build/toolkit/$(basename "$toolkit" .tar.xz)
+  if [ ! -x "$unpacked/bin/nvcc" ] || [ "$toolkit" -nt "$unpacked/bin/nvcc" ]; then
+    echo "gpu-suite: unpacking $toolkit into build/toolkit/"
+    rm -rf "$unpacked" && mkdir -p build/toolkit && tar -xJf "$toolkit" -C build/toolkit && touch "$unpacked/bin/nvcc" ||
+      { echo "gpu-suite: could not unpack $toolkit into build/toolkit/" >&2; exit 2; }
+  fi
+  toolkit=$unpacked
+fi
 # The toolkit every build uses (--toolkit or UMSYNC_CUDA_TOOLKIT): its nvcc, hence its CCCL.
 toolkit_args=()
 if [ -n "$toolkit" ]; then
@@ -59,7 +79,27 @@ if [ -n "$toolkit" ]; then
   toolkit_args=(-DCMAKE_CUDA_COMPILER="$toolkit/bin/nvcc" -DCUDAToolkit_ROOT="$toolkit")
   export PATH="$toolkit/bin${PATH:+:$PATH}"
   export CUDACXX="$toolkit/bin/nvcc"
+  toolkit_lib=$toolkit/lib64
+  [ -d "$toolkit_lib" ] || toolkit_lib=$toolkit/lib
+  export LD_LIBRARY_PATH="$toolkit_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   build=build/gpu-$(basename "$toolkit")
+  # A trimmed toolkit (its UMSYNC-TRIMMED.txt says what it holds): what the tests need beyond the
+  # compiler comes from the machine's own toolkit: cuBLAS's headers and libraries and CUPTI linked
+  # into the folder (FindCUDAToolkit looks for them there), its bin/ after DIR/bin on PATH.
+  base=${UMSYNC_BASE_TOOLKIT:-/usr/local/cuda}
+  if [ -f "$toolkit/UMSYNC-TRIMMED.txt" ]; then
+    if [ -d "$base/include" ]; then
+      for file in "$base"/include/cublas*.h "$base"/lib64/libcublas*.so* "$base"/lib/libcublas*.so*; do
+        target=$toolkit/$([[ "$file" == */include/* ]] && echo include || echo lib)/$(basename "$file")
+        [ -e "$file" ] && [ ! -e "$target" ] && ln -s "$(cd "$(dirname "$file")" && pwd)/$(basename "$file")" "$target"
+      done
+      [ -d "$base/extras/CUPTI" ] && [ ! -e "$toolkit/extras/CUPTI" ] && mkdir -p "$toolkit/extras" &&
+        ln -s "$(cd "$base/extras/CUPTI" && pwd)" "$toolkit/extras/CUPTI"
+      export PATH="$PATH:$base/bin"
+    else
+      echo "gpu-suite: no toolkit at $base (UMSYNC_BASE_TOOLKIT) to lend $toolkit cuBLAS, CUPTI and compute-sanitizer" >&2
+    fi
+  fi
 fi
 want() { [[ " ${parts[*]} " == *" all "* || " ${parts[*]} " == *" $1 "* ]]; }
 

@@ -11,13 +11,14 @@
 # Then copy the tree with its .deps/ folder to the GPU machine and run there
 # `bash scripts/ci/gpu-suite.sh tests` (or bench, debug): it finds .deps/usr through
 # CMAKE_PREFIX_PATH and installs the wheels with pip --no-index. Both machines need the same
-# Debian release (the libraries are its binaries).
+# Debian release (the libraries are its binaries). A CUDA 13.5 compiler for the GPU suite:
+# scripts/ci/stage-device-toolkit.sh (.deps/cuda-13.5.tar.xz, which this script leaves alone).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 for package in doctest-dev libbenchmark-dev; do
   dpkg -s "$package" >/dev/null 2>&1 || { echo "install $package first (apt-get install $package)" >&2; exit 1; }
 done
-rm -rf .deps
+rm -rf .deps/usr .deps/wheels
 for package in doctest-dev libbenchmark-dev libbenchmark1debian; do
   dpkg -L "$package" | while read -r path; do
     case "$path" in /usr/share/*) continue ;; esac
