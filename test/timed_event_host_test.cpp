@@ -30,3 +30,12 @@ TEST_CASE("timed_event: a difference converts to any chrono duration (the static
   CHECK(std::chrono::duration_cast<std::chrono::microseconds>(ms).count() == 1500);
   CHECK(std::chrono::duration<double>(ms).count() == doctest::Approx(0.0015));
 }
+
+TEST_CASE("timed_event: an interprocess timed event is refused before CUDA, naming what to use")
+{
+  // CUDA disables timing on interprocess events, so such an event could time nothing. The refusal
+  // comes before any CUDA call: this test runs on machines without a GPU.
+  CHECK_THROWS_WITH_AS(umsync::timed_event({.interprocess = true}),
+                       doctest::Contains("use umsync::event for an event shared with another process"),
+                       umsync::invalid_argument);
+}

@@ -49,8 +49,13 @@ class basic_event {
       flags |= cudaEventBlockingSync;
     }
     if (options.interprocess) {
-      // The runtime requires interprocess events to have timing disabled.
-      flags |= cudaEventInterprocess | cudaEventDisableTiming;
+      // The runtime requires interprocess events to have timing disabled, so a timed one would
+      // time nothing: refused here rather than failing at the first elapsed time.
+      if constexpr (Timing) {
+        throw invalid_argument("umsync: a timed_event cannot be interprocess (CUDA disables timing on interprocess "
+                               "events); use umsync::event for an event shared with another process");
+      }
+      flags |= cudaEventInterprocess;
     }
     cudaEvent_t handle = nullptr;
     check(cudaEventCreateWithFlags(&handle, flags), "cudaEventCreateWithFlags", where);
