@@ -7,6 +7,7 @@
 #include "support/graph_warm_up.cuh"
 #include "support/kernels.cuh"
 
+#include <umsync/cuda_tool.hpp>
 #include <umsync/graph/capture_scope.hpp>
 #include <umsync/launch.hpp>
 #include <umsync/memory/copy.hpp>
@@ -74,7 +75,13 @@ TEST_CASE("copy_async returns while earlier work on its stream still runs: it ne
     umsync::copy_async(device, host_in, s);
     umsync::copy_async(host_out, device, s);
     // Both copies are queued behind the spin; a copy that waited would find the stream idle.
-    CHECK_FALSE(s.ready());
+    // compute-sanitizer's initcheck completes copies from the host before returning (seen on an
+    // H100), so under a tool only the copies' result is checked.
+    if (umsync::cuda_tool_attached()) {
+      MESSAGE("a CUDA tool instruments this process: it may complete copies synchronously; not checked here");
+    } else {
+      CHECK_FALSE(s.ready());
+    }
     s.synchronize();
   }
   std::size_t wrong = 0;
