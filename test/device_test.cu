@@ -39,7 +39,7 @@ TEST_CASE("an invalid device ordinal throws cuda_error naming the call and the c
       FAIL("no throw for ordinal " << bad);
     } catch (umsync::cuda_error const& e) {
       CHECK(e.code() == cudaErrorInvalidDevice);
-      CHECK(e.call().find("capabilities(" + std::to_string(bad) + ")") != std::string::npos);
+      CHECK(std::string(e.call()).find("capabilities(" + std::to_string(bad) + ")") != std::string::npos);
       CHECK(e.where().line() == line);
     }
   }

@@ -32,8 +32,8 @@ TEST_CASE("priorities inside the device range are kept, outside throw and leave 
   umsync::stream_priority_range const range = umsync::stream_priorities();
   umsync::stream<> const urgent{{.priority = range.greatest}};
   CHECK(urgent.priority() == range.greatest);
-  CHECK_THROWS_AS(umsync::stream<>({.priority = range.greatest - 1}), std::out_of_range);
-  CHECK_THROWS_AS(umsync::stream<>({.priority = range.least + 1}), std::out_of_range);
+  CHECK_THROWS_AS(umsync::stream<>({.priority = range.greatest - 1}), umsync::out_of_range);
+  CHECK_THROWS_AS(umsync::stream<>({.priority = range.least + 1}), umsync::out_of_range);
   urgent.synchronize();
   CHECK(urgent.ready());
 }

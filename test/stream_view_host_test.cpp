@@ -1,6 +1,7 @@
 // Compile-time properties of umsync/stream_view.hpp (host only), and what a view does without a
 // device: it is a copyable, non-owning handle with its tag in its type, made from a raw handle
 // only explicitly.
+#include <cuda/stream_ref>
 #include <doctest/doctest.h>
 #include <umsync/event.hpp>
 #include <umsync/stream_view.hpp>

@@ -6,6 +6,7 @@
 #include "support/gpu_test.hpp"
 #include "support/kernels.cuh"
 
+#include <cuda/stream_ref>
 #include <umsync/event.hpp>
 #include <umsync/stream.hpp>
 #include <umsync/stream_view.hpp>

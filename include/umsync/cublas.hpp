@@ -41,9 +41,8 @@ struct bound_handle_traits<cublasHandle_t> {
     }
     cublasStatus_t const status = cublasSetStream(handle, stream);
     if (status != CUBLAS_STATUS_SUCCESS) {
-      throw usage_error(std::string("cublasSetStream failed with ") + cublasGetStatusName(status) +
-                        " (a handle made by cublasCreate?), for the bound_handle at " +
-                        detail::describe_location(where));
+      throw usage_error("cublasSetStream failed with ", cublasGetStatusName(status),
+                        " (a handle made by cublasCreate?), for the bound_handle at ", where);
     }
   }
 };

@@ -86,7 +86,7 @@ namespace detail {
 inline int read_attribute(cudaDeviceAttr attribute, int ordinal, char const* name, std::source_location const& where)
 {
   int value = 0;
-  check(cudaDeviceGetAttribute(&value, attribute, ordinal), std::string("cudaDeviceGetAttribute(") + name + ")", where);
+  check(cudaDeviceGetAttribute(&value, attribute, ordinal), compose<96>("cudaDeviceGetAttribute(", name, ")"), where);
   return value;
 }
 
@@ -149,8 +149,7 @@ inline device_capabilities query_capabilities(int ordinal, std::source_location 
   }();
   if (ordinal < 0 || static_cast<std::size_t>(ordinal) >= all.size()) {
     throw cuda_error(cudaErrorInvalidDevice,
-                     "capabilities(" + std::to_string(ordinal) + ") of " + std::to_string(all.size()) + " devices",
-                     where);
+                     detail::compose<96>("capabilities(", ordinal, ") of ", all.size(), " devices"), where);
   }
   return all[static_cast<std::size_t>(ordinal)];
 }
@@ -171,8 +170,8 @@ inline device_capabilities query_capabilities(int ordinal, std::source_location 
 inline void synchronize_device(std::source_location where = std::source_location::current())
 {
   if (detail::captures_in_progress().load() > 0) [[unlikely]] {
-    throw capture_error("cudaDeviceSynchronize", "it waits for every stream of the device, a capturing one too (at " +
-                                                     detail::describe_location(where) + ")");
+    throw capture_error("cudaDeviceSynchronize", "it waits for every stream of the device, a capturing one too (at ",
+                        where, ")");
   }
   int device = 0;
   check(cudaGetDevice(&device), "cudaGetDevice", where);

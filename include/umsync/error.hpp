@@ -9,22 +9,293 @@
 
 #include <umsync/config.hpp>
 
+#include <concepts>
 #include <cstddef>
 #include <cstdio>
+#include <exception>
 #include <new>
 #include <source_location>
-#include <stdexcept>
-#include <string>
-#include <string_view>
-#include <utility>
+#include <type_traits>
 
 UMSYNC_NAMESPACE_BEGIN
 
+// Messages are composed from parts (text, numbers, pointers, source locations) into fixed
+// storage, as CCCL's cuda_error formats with snprintf: every umsync header includes this one, so
+// whatever it includes is paid by every translation unit, and <string> and <stdexcept> alone were
+// most of the common path's compile cost (docs/compile-cost.md).
+namespace detail {
+
+/// Anything that holds its characters contiguously: std::string, std::string_view, fixed_text.
+template <class T>
+// clang-format off
+concept text_like = requires(T const& text) {
+  { text.data() } -> std::convertible_to<char const*>;
+  { text.size() } -> std::convertible_to<std::size_t>;
+};
+// clang-format on
+
+/// A non-owning view of characters: what std::string_view is, without <string_view>'s cost.
+class text_view {
+ public:
+  constexpr text_view() noexcept = default;
+  constexpr text_view(char const* text) noexcept : data_(text == nullptr ? "" : text), size_(length_of(data_)) {}
+  constexpr text_view(char const* text, std::size_t size) noexcept : data_(text), size_(size) {}
+  template <text_like Text>
+    requires(!std::same_as<Text, text_view>)
+  constexpr text_view(Text const& text) noexcept : data_(text.data()), size_(text.size()) {}
+
+  [[nodiscard]] constexpr char const* data() const noexcept { return data_; }
+  [[nodiscard]] constexpr std::size_t size() const noexcept { return size_; }
+  [[nodiscard]] constexpr bool empty() const noexcept { return size_ == 0; }
+
+  static constexpr std::size_t npos = static_cast<std::size_t>(-1);
+
+  [[nodiscard]] constexpr char operator[](std::size_t index) const noexcept { return data_[index]; }
+  [[nodiscard]] constexpr char const* begin() const noexcept { return data_; }
+  [[nodiscard]] constexpr char const* end() const noexcept { return data_ + size_; }
+
+  /// The characters from `position`, at most `count` of them.
+  [[nodiscard]] constexpr text_view substr(std::size_t position, std::size_t count = npos) const noexcept
+  {
+    position = position < size_ ? position : size_;
+    std::size_t const rest = size_ - position;
+    return text_view(data_ + position, count < rest ? count : rest);
+  }
+  /// Where `part` first occurs, or npos.
+  [[nodiscard]] constexpr std::size_t find(text_view part) const noexcept
+  {
+    for (std::size_t i = 0; i + part.size_ <= size_; ++i) {
+      if (substr(i, part.size_) == part) {
+        return i;
+      }
+    }
+    return npos;
+  }
+  /// Where `c` last occurs, or npos.
+  [[nodiscard]] constexpr std::size_t rfind(char c) const noexcept
+  {
+    for (std::size_t i = size_; i > 0; --i) {
+      if (data_[i - 1] == c) {
+        return i - 1;
+      }
+    }
+    return npos;
+  }
+  [[nodiscard]] constexpr bool starts_with(text_view prefix) const noexcept
+  {
+    return prefix.size_ <= size_ && substr(0, prefix.size_) == prefix;
+  }
+  [[nodiscard]] constexpr bool ends_with(text_view suffix) const noexcept
+  {
+    return suffix.size_ <= size_ && substr(size_ - suffix.size_) == suffix;
+  }
+  constexpr void remove_prefix(std::size_t count) noexcept
+  {
+    count = count < size_ ? count : size_;
+    data_ += count;
+    size_ -= count;
+  }
+
+  friend constexpr bool operator==(text_view a, text_view b) noexcept
+  {
+    if (a.size_ != b.size_) {
+      return false;
+    }
+    for (std::size_t i = 0; i < a.size_; ++i) {
+      if (a.data_[i] != b.data_[i]) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+ private:
+  static constexpr std::size_t length_of(char const* text) noexcept
+  {
+    std::size_t size = 0;
+    while (text[size] != '\0') {
+      ++size;
+    }
+    return size;
+  }
+
+  char const* data_ = "";
+  std::size_t size_ = 0;
+};
+
+/// What a message can be composed of: text, a character, a number, a pointer (printed as an
+/// address), a source location (printed as file:line).
+template <class T>
+concept message_part = std::convertible_to<T const&, text_view> || std::same_as<T, char> || std::same_as<T, bool> ||
+    std::integral<T> || std::floating_point<T> || std::is_enum_v<T> || std::is_pointer_v<T> ||
+    std::same_as<T, std::source_location>;
+
+/// One part of a message with its type erased, so that composing is one function, compiled once
+/// per translation unit, rather than one instantiation per combination of part types at every
+/// throw site (which the host compiler would optimize each time).
+struct part_value {
+  enum class kind : unsigned char { text, signed_number, unsigned_number, floating, pointer, location };
+  kind type = kind::text;
+  text_view text;  ///< kind::text; kind::location: the file
+  union {
+    long long signed_number;
+    unsigned long long unsigned_number;  ///< kind::location: the line
+    double floating;
+    void const volatile* pointer;
+  };
+};
+
+template <message_part Part>
+[[nodiscard]] constexpr part_value part_value_of(Part const& part) noexcept
+{
+  part_value value{};
+  if constexpr (std::same_as<Part, char>) {
+    value.text = text_view(&part, 1);
+  } else if constexpr (std::same_as<Part, bool>) {
+    value.text = part ? "true" : "false";
+  } else if constexpr (std::convertible_to<Part const&, text_view>) {
+    value.text = text_view(part);
+  } else if constexpr (std::is_enum_v<Part>) {
+    return part_value_of(static_cast<std::underlying_type_t<Part>>(part));
+  } else if constexpr (std::same_as<Part, std::source_location>) {
+    value.type = part_value::kind::location;
+    value.text = part.file_name();
+    value.unsigned_number = part.line();
+  } else if constexpr (std::is_pointer_v<Part>) {
+    value.type = part_value::kind::pointer;
+    value.pointer = part;
+  } else if constexpr (std::floating_point<Part>) {
+    value.type = part_value::kind::floating;
+    value.floating = static_cast<double>(part);
+  } else if constexpr (std::is_signed_v<Part>) {
+    value.type = part_value::kind::signed_number;
+    value.signed_number = static_cast<long long>(part);
+  } else {
+    value.type = part_value::kind::unsigned_number;
+    value.unsigned_number = static_cast<unsigned long long>(part);
+  }
+  return value;
+}
+
+/// The storage fixed_text<Capacity> appends through, whatever its capacity.
+struct text_storage {
+  char* text;
+  std::size_t capacity;
+  std::size_t& size;
+  bool& truncated;
+};
+
+/// Appends `text`, cutting what does not fit and then ending the text in "...".
+inline void append_text(text_storage out, text_view text) noexcept
+{
+  if (out.truncated) {
+    return;
+  }
+  std::size_t const room = out.capacity - 1 - out.size;
+  std::size_t const taken = text.size() <= room ? text.size() : room;
+  for (std::size_t i = 0; i < taken; ++i) {
+    out.text[out.size + i] = text.data()[i];
+  }
+  out.size += taken;
+  if (taken < text.size()) {
+    out.truncated = true;
+    for (std::size_t i = out.capacity - 4; i < out.capacity - 1; ++i) {
+      out.text[i] = '.';
+    }
+    out.size = out.capacity - 1;
+  }
+  out.text[out.size] = '\0';
+}
+
+/// Appends each of `parts` in order. Not inlined: the one body per translation unit.
+[[gnu::noinline]] inline void append_parts(text_storage out, part_value const* parts, std::size_t count) noexcept
+{
+  for (std::size_t i = 0; i < count; ++i) {
+    part_value const& part = parts[i];
+    char digits[48];
+    int written = 0;
+    switch (part.type) {
+      case part_value::kind::text: append_text(out, part.text); continue;
+      case part_value::kind::location:
+        append_text(out, part.text);
+        written = std::snprintf(digits, sizeof digits, ":%llu", part.unsigned_number);
+        break;
+      case part_value::kind::signed_number:
+        written = std::snprintf(digits, sizeof digits, "%lld", part.signed_number);
+        break;
+      case part_value::kind::unsigned_number:
+        written = std::snprintf(digits, sizeof digits, "%llu", part.unsigned_number);
+        break;
+      case part_value::kind::floating: written = std::snprintf(digits, sizeof digits, "%g", part.floating); break;
+      case part_value::kind::pointer:
+        written = std::snprintf(digits, sizeof digits, "%p", const_cast<void const*>(part.pointer));
+        break;
+    }
+    append_text(out, text_view(digits, written > 0 ? static_cast<std::size_t>(written) : 0));
+  }
+}
+
+/// Characters in a buffer of `Capacity` bytes, always terminated. What does not fit is cut,
+/// and the text then ends in "..." so that a reader sees it was cut.
+template <std::size_t Capacity>
+class fixed_text {
+  static_assert(Capacity >= 8, "umsync: a fixed_text needs room for at least a few characters");
+
+ public:
+  fixed_text() noexcept { text_[0] = '\0'; }
+  explicit fixed_text(text_view text) noexcept : fixed_text() { append(text); }
+
+  [[nodiscard]] char const* c_str() const noexcept { return text_; }
+  [[nodiscard]] char const* data() const noexcept { return text_; }
+  [[nodiscard]] std::size_t size() const noexcept { return size_; }
+  [[nodiscard]] bool empty() const noexcept { return size_ == 0; }
+  [[nodiscard]] text_view view() const noexcept { return text_view(text_, size_); }
+  /// True when something appended did not fit.
+  [[nodiscard]] bool truncated() const noexcept { return truncated_; }
+
+  fixed_text& append(text_view text) noexcept
+  {
+    append_text(storage(), text);
+    return *this;
+  }
+
+  /// Appends the parts (see message_part), in order.
+  template <message_part... Parts>
+  fixed_text& append_parts(Parts const&... parts) noexcept
+  {
+    part_value const values[] = {part_value_of(parts)...};
+    return append_values(values, sizeof...(Parts));
+  }
+  fixed_text& append_values(part_value const* values, std::size_t count) noexcept
+  {
+    detail::append_parts(storage(), values, count);
+    return *this;
+  }
+
+ private:
+  text_storage storage() noexcept { return {text_, Capacity, size_, truncated_}; }
+
+  char text_[Capacity];  // terminated at size_; what lies beyond is never read
+  std::size_t size_ = 0;
+  bool truncated_ = false;
+};
+
+/// The parts, in order, in a fixed_text<Capacity>.
+template <std::size_t Capacity, message_part... Parts>
+[[nodiscard]] fixed_text<Capacity> compose(Parts const&... parts) noexcept
+{
+  fixed_text<Capacity> text;
+  text.append_parts(parts...);
+  return text;
+}
+
+}  // namespace detail
+
 /// The base of every exception umsync throws: `catch (umsync::error const&)` catches them all.
-/// Each also derives from the standard exception that fits (std::runtime_error for failures of
-/// the device or a library, std::logic_error for bugs in the calling program, std::bad_alloc
-/// for allocations), so code that catches standard types keeps working. Every message starts
-/// with exactly one "umsync: ".
+/// Each also derives from std::exception (std::bad_alloc for allocations), so code that catches
+/// standard exceptions keeps working; not from std::runtime_error or std::logic_error, whose
+/// <stdexcept> costs every translation unit more than the rest of umsync's base headers
+/// (docs/compile-cost.md). Every message starts with exactly one "umsync: ".
 class error {
  public:
   virtual ~error() = default;
@@ -59,106 +330,118 @@ class atomic_word {
   T value_;
 };
 
-inline std::string describe_location(std::source_location const& where)
-{
-  return std::string(where.file_name()) + ":" + std::to_string(where.line());
-}
+/// The storage of an exception's message: long enough for two source locations and a
+/// paragraph of advice; longer text is cut and ends in "...".
+inline constexpr std::size_t message_capacity = 1024;
+using message_text = fixed_text<message_capacity>;
 
-/// `text` with exactly one "umsync: " in front, whether or not the caller wrote one.
-inline std::string umsync_message(std::string_view text)
+/// `parts` with exactly one "umsync: " in front, whether or not they start with one. Not
+/// inlined: every throw site calls this one body.
+[[gnu::noinline]] inline void write_umsync_message(message_text& message, part_value const* parts,
+                                                   std::size_t count) noexcept
 {
-  constexpr std::string_view prefix = "umsync: ";
+  message_text body;
+  body.append_values(parts, count);
+  text_view text = body.view();
+  constexpr text_view prefix = "umsync: ";
   while (text.starts_with(prefix)) {
     text.remove_prefix(prefix.size());
   }
-  return std::string(prefix) + std::string(text);
+  message.append(prefix).append(text);
 }
 
-/// An umsync::error on the standard exception `Standard`, whose what() it reports.
-template <class Standard>
+/// An umsync::error on the standard exception `Standard`, its message composed from parts.
+template <class Standard = std::exception>
 class standard_error : public Standard, public error {
  public:
-  explicit standard_error(std::string_view text) : Standard(umsync_message(text)) {}
-  [[nodiscard]] char const* what() const noexcept override { return Standard::what(); }
+  template <message_part... Parts>
+    requires(sizeof...(Parts) > 0)
+  explicit standard_error(Parts const&... parts) noexcept
+  {
+    part_value const values[] = {part_value_of(parts)...};
+    write_umsync_message(message_, values, sizeof...(Parts));
+  }
+  [[nodiscard]] char const* what() const noexcept override { return message_.c_str(); }
+
+ private:
+  message_text message_;
 };
+
+/// The name of a call, as an exception keeps it (cuda_error::call()).
+using call_text = fixed_text<256>;
 
 }  // namespace detail
 
 /// A CUDA runtime (or driver) call failed. Holds the status, its name, the call and the
 /// caller's location, so the message says what failed and where in the user's code.
-class cuda_error : public detail::standard_error<std::runtime_error> {
+class cuda_error : public detail::standard_error<> {
  public:
-  cuda_error(cudaError_t status, std::string_view call, std::source_location where = std::source_location::current())
-      : standard_error(make_message(status, call, where)), status_(status), call_(call), where_(where)
+  cuda_error(cudaError_t status, detail::text_view call, std::source_location where = std::source_location::current())
+      : standard_error(call, " failed with ", cudaGetErrorName(status), " (", cudaGetErrorString(status), ") at ",
+                       where),
+        status_(status),
+        call_(call),
+        where_(where)
   {}
 
   [[nodiscard]] cudaError_t code() const noexcept { return status_; }
   /// The status's enumerator name, e.g. "cudaErrorInvalidDevice".
   [[nodiscard]] char const* name() const noexcept { return cudaGetErrorName(status_); }
-  [[nodiscard]] std::string const& call() const noexcept { return call_; }
+  /// The call as the caller named it, e.g. "cudaMalloc(&p, n)".
+  [[nodiscard]] char const* call() const noexcept { return call_.c_str(); }
   [[nodiscard]] std::source_location const& where() const noexcept { return where_; }
 
  private:
-  static std::string make_message(cudaError_t status, std::string_view call, std::source_location const& where)
-  {
-    return std::string(call) + " failed with " + cudaGetErrorName(status) + " (" + cudaGetErrorString(status) +
-           ") at " + detail::describe_location(where);
-  }
-
   cudaError_t status_;
-  std::string call_;
+  detail::call_text call_;
   std::source_location where_;
 };
 
 /// An allocation could not be satisfied. Says how many bytes were asked for, from what, and
 /// where; `detail` carries what the allocator knows (a pool's reserved and used bytes).
-class bad_alloc : public std::bad_alloc, public error {
+class bad_alloc : public detail::standard_error<std::bad_alloc> {
  public:
-  bad_alloc(std::size_t requested_bytes, std::string_view allocator, std::string_view detail = {},
+  bad_alloc(std::size_t requested_bytes, detail::text_view allocator, detail::text_view detail = {},
             std::source_location where = std::source_location::current())
-      : requested_bytes_(requested_bytes),
-        where_(where),
-        message_(detail::umsync_message(std::string(allocator) + " could not allocate " +
-                                        std::to_string(requested_bytes) + " bytes" +
-                                        (detail.empty() ? std::string() : " (" + std::string(detail) + ")") + " at " +
-                                        detail::describe_location(where)))
+      : standard_error(allocator, " could not allocate ", requested_bytes, " bytes", detail.empty() ? "" : " (", detail,
+                       detail.empty() ? "" : ")", " at ", where),
+        requested_bytes_(requested_bytes),
+        where_(where)
   {}
 
-  [[nodiscard]] char const* what() const noexcept override { return message_.c_str(); }
   [[nodiscard]] std::size_t requested_bytes() const noexcept { return requested_bytes_; }
   [[nodiscard]] std::source_location const& where() const noexcept { return where_; }
 
  private:
   std::size_t requested_bytes_;
   std::source_location where_;
-  std::string message_;
 };
 
 /// A use the types could not rule out but the run-time checks caught: an unordered access
-/// across streams, a moved-from handle, a foreign stream. Derives from std::logic_error:
-/// it is a bug in the calling program, not a failure of the device.
-class usage_error : public detail::standard_error<std::logic_error> {
+/// across streams, a moved-from handle, a foreign stream. A bug in the calling program, not a
+/// failure of the device.
+class usage_error : public detail::standard_error<> {
  public:
-  explicit usage_error(std::string_view what_happened) : standard_error(what_happened) {}
+  using standard_error::standard_error;
 };
 
 /// A size or count that cannot be honoured: an allocation whose byte count overflows size_t,
 /// a copy into a destination smaller than its source.
-class length_error : public detail::standard_error<std::length_error> {
+class length_error : public detail::standard_error<> {
  public:
-  explicit length_error(std::string_view what_happened) : standard_error(what_happened) {}
+  using standard_error::standard_error;
 };
 
 /// An index or range outside the object it names.
-class out_of_range : public detail::standard_error<std::out_of_range> {
+class out_of_range : public detail::standard_error<> {
  public:
-  explicit out_of_range(std::string_view what_happened) : standard_error(what_happened) {}
+  using standard_error::standard_error;
 };
 
 /// An argument no call could accept: a malformed token, a chunk size of zero.
-class invalid_argument : public detail::standard_error<std::invalid_argument> {
+class invalid_argument : public detail::standard_error<> {
  public:
-  explicit invalid_argument(std::string_view what_happened) : standard_error(what_happened) {}
+  using standard_error::standard_error;
 };
 
 /// Two uses of the same memory on different streams with nothing ordering them: the
@@ -167,34 +450,28 @@ class ordering_error : public usage_error {
  public:
   struct site {
     void const* stream = nullptr;  ///< the cudaStream_t, as an address; null: the host itself
-    std::string operation;         ///< "read", "write" or "free"
+    char const* operation = "";    ///< "read", "write" or "free" (a string literal)
     std::source_location where;
   };
 
-  ordering_error(site earlier, site later)
-      : usage_error(describe(earlier, later)), earlier_(std::move(earlier)), later_(std::move(later))
+  ordering_error(site const& earlier, site const& later)
+      : usage_error("unordered access: ", later.operation, " on ", party(later.stream), " at ", later.where,
+                    " is not ordered after the ", earlier.operation, " on ", party(earlier.stream), " at ",
+                    earlier.where,
+                    "; add an event edge (umsync::stream_edge) between them, or make the host wait through umsync "
+                    "(a stream's or event's synchronize(), umsync::synchronize_device()): the checker does not see a "
+                    "raw cudaDeviceSynchronize() or cudaStreamSynchronize()"),
+        earlier_(earlier),
+        later_(later)
   {}
 
   [[nodiscard]] site const& earlier() const noexcept { return earlier_; }
   [[nodiscard]] site const& later() const noexcept { return later_; }
 
  private:
-  static std::string describe(site const& earlier, site const& later)
+  static detail::fixed_text<48> party(void const* stream) noexcept  // a null stream is the host itself
   {
-    auto party = [](void const* stream) {  // a null stream is the host itself
-      char buffer[48];
-      if (stream == nullptr) {
-        return std::string("the host");
-      }
-      std::snprintf(buffer, sizeof buffer, "stream %p", stream);
-      return std::string(buffer);
-    };
-    return "unordered access: " + later.operation + " on " + party(later.stream) + " at " +
-           detail::describe_location(later.where) + " is not ordered after the " + earlier.operation + " on " +
-           party(earlier.stream) + " at " + detail::describe_location(earlier.where) +
-           "; add an event edge (umsync::stream_edge) between them, or make the host wait through umsync "
-           "(a stream's or event's synchronize(), umsync::synchronize_device()): the checker does not see a raw "
-           "cudaDeviceSynchronize() or cudaStreamSynchronize()";
+    return stream == nullptr ? detail::fixed_text<48>("the host") : detail::compose<48>("stream ", stream);
   }
 
   site earlier_;
@@ -205,26 +482,27 @@ class ordering_error : public usage_error {
 /// calling program (it derives from usage_error); the capture was left untouched. Declared here,
 /// with the rest of the family, so that stream_view.hpp and event.hpp can refuse a host
 /// synchronization in a capture without including capture/ (capture/capture_error.hpp is its
-/// documented header).
+/// documented header). `why` is composed from parts, as every umsync message is.
 class capture_error : public usage_error {
  public:
-  capture_error(std::string_view operation, std::string_view why)
-      : usage_error(std::string(operation) + " while a stream capture is in progress: " + std::string(why) +
+  template <detail::message_part... Why>
+  capture_error(detail::text_view operation, Why const&... why)
+      : usage_error(operation, " while a stream capture is in progress: ", why...,
                     "; it would fail with cudaErrorStreamCaptureUnsupported and invalidate the capture. "
                     "Call it before the capture begins or after capture_scope::end()"),
         operation_(operation)
   {}
 
   /// The CUDA call that was refused, e.g. "cudaMemPrefetchAsync".
-  [[nodiscard]] std::string const& operation() const noexcept { return operation_; }
+  [[nodiscard]] char const* operation() const noexcept { return operation_.c_str(); }
 
  private:
-  std::string operation_;
+  detail::call_text operation_;
 };
 
 /// Throws cuda_error when `status` is not cudaSuccess. The runtime's last-error slot is
 /// cleared first, so a later launch check does not see this failure again.
-inline void check(cudaError_t status, std::string_view call,
+inline void check(cudaError_t status, detail::text_view call,
                   std::source_location where = std::source_location::current())
 {
   if (status != cudaSuccess) [[unlikely]] {
@@ -254,18 +532,14 @@ inline atomic_word<destructor_error_handler>& destructor_handler_slot() noexcept
 inline void report_in_destructor(error const& failure) noexcept { destructor_handler_slot().load()(failure); }
 
 /// The same for a failed CUDA call.
-inline void report_in_destructor(cudaError_t status, std::string_view call,
+inline void report_in_destructor(cudaError_t status, text_view call,
                                  std::source_location where = std::source_location::current()) noexcept
 {
   if (status == cudaSuccess) [[likely]] {
     return;
   }
   static_cast<void>(cudaGetLastError());
-  try {
-    report_in_destructor(cuda_error(status, call, where));
-  } catch (...) {
-    // Building the message allocates; if that fails there is nothing better to do.
-  }
+  report_in_destructor(cuda_error(status, call, where));  // composed in fixed storage: cannot throw
 }
 
 }  // namespace detail

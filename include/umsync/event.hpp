@@ -112,9 +112,10 @@ class basic_event {
   {
     if (captured_on_ != nullptr && captures_in_progress().load() > 0) [[unlikely]] {
       if (stream_capture_status(captured_on_, where) != cudaStreamCaptureStatusNone) {
-        throw capture_error(operation, "the event was last recorded on a stream that is being captured into a "
-                                       "graph: it stands for captured work, which has not run (at " +
-                                           describe_location(where) + ")");
+        throw capture_error(operation,
+                            "the event was last recorded on a stream that is being captured into a "
+                            "graph: it stands for captured work, which has not run (at ",
+                            where, ")");
       }
     }
   }

@@ -141,7 +141,7 @@ class thrust_temporary_allocator : public thrust::device_malloc_allocator<T> {
             return cudaErrorMemoryAllocation;
           }
         },
-        where_, [&] { return said.empty() ? describe_pool() : said; });
+        where_, [&] { return said.empty() ? describe_pool() : message_text(said); });
     return thrust::device_pointer_cast(memory.data);
   }
 
@@ -183,19 +183,13 @@ class thrust_temporary_allocator : public thrust::device_malloc_allocator<T> {
            : source_.pool != nullptr ? "cudaMallocFromPoolAsync"
                                      : "cudaMallocAsync";
   }
-  [[nodiscard]] std::string describe_pool() const
+  [[nodiscard]] message_text describe_pool() const noexcept
   {
-    if (source_.is_resource()) {
-      return {};
+    message_text text;
+    if (!source_.is_resource()) {
+      text.append(pool_calls::describe_state(source_.pool).view());
     }
-    try {
-      memory_pool_ref const ref = source_.pool != nullptr ? memory_pool_ref(source_.pool)
-                                                          : memory_pool_ref::device_default(current_device());
-      return "pool reserved " + std::to_string(ref.reserved_bytes()) + " B, used " + std::to_string(ref.used_bytes()) +
-             " B";
-    } catch (cuda_error const&) {
-      return "pool state unreadable";
-    }
+    return text;
   }
 
   cudaStream_t stream_;

@@ -32,7 +32,6 @@
 #include <cstddef>
 #include <cstdio>
 #include <source_location>
-#include <string>
 #include <type_traits>
 #include <utility>
 
@@ -179,36 +178,30 @@ inline kernel_facts const& facts_of(void const* kernel, launch_config const& con
   return table[now];
 }
 
-inline std::string describe_dim3(dim3 d)
-{
-  // snprintf, not "{" + std::to_string(...): g++ 12 at -O3 warns (-Wrestrict) inside the latter.
-  char text[48];
-  std::snprintf(text, sizeof text, "{%u, %u, %u}", d.x, d.y, d.z);
-  return text;
-}
+inline fixed_text<48> describe_dim3(dim3 d) noexcept { return compose<48>('{', d.x, ", ", d.y, ", ", d.z, '}'); }
 
 /// Whether the device cannot run `config` of `kernel` as asked; `report(make)` is called with a
-/// function that builds the reason, only on that path, so the accepting path builds no text.
+/// function that composes the reason, only on that path, so the accepting path builds no text.
 template <class Report>
 bool launch_refused(kernel_facts const& facts, launch_config const& config, launch_mode mode, Report&& report)
 {
-  auto device = [&] { return std::to_string(facts.device); };
   bool const clustered = config.cluster.x != 0;
   if (facts.compute_capability_major < 9) {
     return report([&] {
-      return std::string(clustered ? "thread block clusters" : "programmatic dependent launch") +
-             " need a device of compute capability 9.0 or newer; device " + device() + " is " +
-             std::to_string(facts.compute_capability_major) + ".x";
+      return compose<message_capacity>(clustered ? "thread block clusters" : "programmatic dependent launch",
+                                       " need a device of compute capability 9.0 or newer; device ", facts.device,
+                                       " is ", facts.compute_capability_major, ".x");
     });
   }
   // The wait exists only where the kernel was compiled for compute_90 or newer: PTX of an older
   // virtual architecture, JIT-compiled for this device, has it compiled out (NVIDIA/cccl #9134).
   if (mode == launch_mode::dependent && (facts.ptx_version < 90 || facts.binary_version < 90)) {
     return report([&] {
-      return "the kernel was compiled for compute_" + std::to_string(facts.ptx_version) + " (sm_" +
-             std::to_string(facts.binary_version) + " code on device " + device() +
-             "), where griddepcontrol does not exist and its wait for earlier work is compiled out "
-             "(NVIDIA/cccl #9134); build it for sm_90 or newer, or launch it with umsync::launch";
+      return compose<message_capacity>(
+          "the kernel was compiled for compute_", facts.ptx_version, " (sm_", facts.binary_version, " code on device ",
+          facts.device,
+          "), where griddepcontrol does not exist and its wait for earlier work is compiled out "
+          "(NVIDIA/cccl #9134); build it for sm_90 or newer, or launch it with umsync::launch");
     });
   }
   if (!clustered) {
@@ -219,26 +212,28 @@ bool launch_refused(kernel_facts const& facts, launch_config const& config, laun
                                          static_cast<unsigned>(facts.required_cluster[1]) != cluster.y ||
                                          static_cast<unsigned>(facts.required_cluster[2]) != cluster.z)) {
     return report([&] {
-      return "cluster shape " + describe_dim3(cluster) + " differs from the kernel's __cluster_dims__ {" +
-             std::to_string(facts.required_cluster[0]) + ", " + std::to_string(facts.required_cluster[1]) + ", " +
-             std::to_string(facts.required_cluster[2]) + "}";
+      return compose<message_capacity>("cluster shape ", describe_dim3(cluster),
+                                       " differs from the kernel's __cluster_dims__ {", facts.required_cluster[0], ", ",
+                                       facts.required_cluster[1], ", ", facts.required_cluster[2], "}");
     });
   }
   unsigned const blocks = cluster.x * cluster.y * cluster.z;
   constexpr unsigned portable_cluster_blocks = 8;  // the CUDA programming guide's portable size
   if (blocks > portable_cluster_blocks && !facts.non_portable_cluster_size_allowed) {
     return report([&] {
-      return "a cluster of " + std::to_string(blocks) +
-             " blocks is larger than the portable 8; set cudaFuncAttributeNonPortableClusterSizeAllowed on the "
-             "kernel first";
+      return compose<message_capacity>(
+          "a cluster of ", blocks,
+          " blocks is larger than the portable 8; set cudaFuncAttributeNonPortableClusterSizeAllowed on the "
+          "kernel first");
     });
   }
   if (blocks > static_cast<unsigned>(facts.max_cluster_blocks)) {
     return report([&] {
-      return "a cluster of " + std::to_string(blocks) + " blocks " + describe_dim3(cluster) + " does not fit: with " +
-             describe_dim3(config.block) + " threads and " + std::to_string(config.shared_bytes) +
-             " bytes of dynamic shared memory per block, device " + device() + " allows at most " +
-             std::to_string(facts.max_cluster_blocks) + " blocks per cluster for this kernel";
+      return compose<message_capacity>("a cluster of ", blocks, " blocks ", describe_dim3(cluster),
+                                       " does not fit: with ", describe_dim3(config.block), " threads and ",
+                                       config.shared_bytes, " bytes of dynamic shared memory per block, device ",
+                                       facts.device, " allows at most ", facts.max_cluster_blocks,
+                                       " blocks per cluster for this kernel");
     });
   }
   return false;
@@ -248,25 +243,25 @@ bool launch_refused(kernel_facts const& facts, launch_config const& config, laun
 /// run as asked: invalid_argument naming the values and the launch's line.
 inline void check_launch_attributes(void const* kernel, launch_config const& config, launch_mode mode)
 {
-  auto refuse = [&](std::string const& why) {
-    throw invalid_argument((mode == launch_mode::dependent ? "launch_dependent at " : "launch at ") +
-                           describe_location(config.where) + ": " + why);
+  auto refuse = [&](auto const&... why) {
+    throw invalid_argument(mode == launch_mode::dependent ? "launch_dependent at " : "launch at ", config.where, ": ",
+                           why...);
   };
   // What needs no device first, so a bad shape is reported the same with or without one.
   dim3 const cluster = config.cluster;
   if (cluster.x != 0 && (cluster.y == 0 || cluster.z == 0)) {
-    refuse("cluster shape " + describe_dim3(cluster) + " has a zero extent; give every extent (at least 1)");
+    refuse("cluster shape ", describe_dim3(cluster), " has a zero extent; give every extent (at least 1)");
   }
   if (cluster.x != 0 &&
       (config.grid.x % cluster.x != 0 || config.grid.y % cluster.y != 0 || config.grid.z % cluster.z != 0)) {
-    refuse("grid " + describe_dim3(config.grid) + " is not divisible by the cluster shape " + describe_dim3(cluster));
+    refuse("grid ", describe_dim3(config.grid), " is not divisible by the cluster shape ", describe_dim3(cluster));
   }
   auto const accepting = [](auto&&) { return true; };
   if (!launch_refused(facts_of(kernel, config, false), config, mode, accepting)) [[likely]] {
     return;
   }
   // Before refusing, read again: the kernel's attributes may have changed since they were read.
-  std::string why;
+  message_text why;
   auto const explaining = [&](auto&& make) {
     why = make();
     return true;

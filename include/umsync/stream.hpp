@@ -19,7 +19,6 @@
 #include <concepts>
 #include <cstddef>
 #include <source_location>
-#include <string>
 
 UMSYNC_NAMESPACE_BEGIN
 
@@ -63,14 +62,13 @@ class stream {
   using tag_type = Tag;
 
   /// Creates a stream on the current device. A priority outside the device's range throws
-  /// std::out_of_range (the runtime would clamp it silently).
+  /// umsync::out_of_range (the runtime would clamp it silently).
   explicit stream(stream_options options = {}, std::source_location where = std::source_location::current())
   {
     auto const range = stream_priorities(where);
     if (!range.contains(options.priority)) {
-      throw out_of_range("stream priority " + std::to_string(options.priority) + " is outside the device's range [" +
-                         std::to_string(range.greatest) + ", " + std::to_string(range.least) +
-                         "] (lower is more urgent)");
+      throw out_of_range("stream priority ", options.priority, " is outside the device's range [", range.greatest, ", ",
+                         range.least, "] (lower is more urgent)");
     }
     unsigned const flags = options.non_blocking ? cudaStreamNonBlocking : cudaStreamDefault;
     cudaStream_t handle = nullptr;
@@ -104,7 +102,11 @@ class stream {
   stream_view<Tag> view() const&& = delete;              // a view of a temporary would dangle
   operator stream_view<Tag>() const& { return view(); }  // NOLINT: pass a stream where a view is wanted
   operator stream_view<Tag>() const&& = delete;
-  operator cuda::stream_ref() const& { return cuda::stream_ref{get()}; }  // NOLINT: CCCL interop
+  template <detail::foreign_stream_ref StreamRef>
+  operator StreamRef() const& noexcept  // NOLINT: CCCL interop (cuda::stream_ref), as stream_view
+  {
+    return StreamRef(get());
+  }
 
   void synchronize(std::source_location where = std::source_location::current()) const { view().synchronize(where); }
   [[nodiscard]] bool ready(std::source_location where = std::source_location::current()) const

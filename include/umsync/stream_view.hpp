@@ -19,8 +19,6 @@
 #include <umsync/detail/dependent_false.hpp>
 #include <umsync/error.hpp>
 
-#include <cuda/stream_ref>
-
 #include <concepts>
 #include <cstddef>
 #include <source_location>
@@ -47,6 +45,19 @@ concept event_handle = requires(E const& e) {
   { e.get() } -> std::same_as<cudaEvent_t>;
 };
 // clang-format on
+
+namespace detail {
+/// A non-owning stream reference of another library, as cuda::stream_ref is: a class whose
+/// value_type is cudaStream_t, made from one and read back with get(), and no umsync stream.
+/// Named by its shape, so that every umsync header need not include <cuda/stream_ref>.
+template <class R>
+// clang-format off
+concept foreign_stream_ref = std::is_class_v<R> && !stream_handle<R> && requires(R const& ref) {
+  requires std::same_as<typename R::value_type, cudaStream_t>;
+  { ref.get() } -> std::same_as<cudaStream_t>;
+} && std::is_nothrow_constructible_v<R, cudaStream_t>;
+// clang-format on
+}  // namespace detail
 
 template <class Tag = untagged>
 class stream_view {
@@ -83,8 +94,13 @@ class stream_view {
   }
 
   [[nodiscard]] constexpr cudaStream_t get() const noexcept { return handle_; }
-  constexpr operator cudaStream_t() const noexcept { return handle_; }              // NOLINT: launch syntax needs it
-  operator cuda::stream_ref() const noexcept { return cuda::stream_ref{handle_}; }  // NOLINT: CCCL interop
+  constexpr operator cudaStream_t() const noexcept { return handle_; }  // NOLINT: launch syntax needs it
+  /// CCCL interop: converts to cuda::stream_ref (detail::foreign_stream_ref), which carries no tag.
+  template <detail::foreign_stream_ref StreamRef>
+  constexpr operator StreamRef() const noexcept  // NOLINT: as the cuda::stream_ref conversion was
+  {
+    return StreamRef(handle_);
+  }
 
   /// Blocks the calling host thread until all work queued so far on the stream is done. A
   /// stream that is being captured throws capture_error first (its captured work has not run,

@@ -109,7 +109,7 @@ TEST_CASE("check_not_capturing throws capture_error on a capturing stream and th
     try {
       umsync::check_not_capturing(a.get(), "cudaStreamAttachMemAsync");
     } catch (umsync::capture_error const& error) {
-      CHECK(error.operation() == "cudaStreamAttachMemAsync");
+      CHECK(std::string_view(error.operation()) == "cudaStreamAttachMemAsync");
       CHECK(std::string(error.what()).find("being captured") != std::string::npos);
     }
     // Still capturing, not invalidated: the runtime never saw the refused calls.
@@ -259,7 +259,7 @@ TEST_CASE("synchronize and ready on a capturing stream, or on an event recorded 
         a.synchronize();
         FAIL("no capture_error");
       } catch (umsync::capture_error const& error) {
-        CHECK(error.operation() == "cudaStreamSynchronize");
+        CHECK(std::string_view(error.operation()) == "cudaStreamSynchronize");
         CHECK(std::string(error.what()).find("being captured") != std::string::npos);
       }
       CHECK_THROWS_AS(view.synchronize(), umsync::capture_error);
@@ -267,7 +267,7 @@ TEST_CASE("synchronize and ready on a capturing stream, or on an event recorded 
         static_cast<void>(view.ready());
         FAIL("no capture_error");
       } catch (umsync::capture_error const& error) {
-        CHECK(error.operation() == "cudaStreamQuery");
+        CHECK(std::string_view(error.operation()) == "cudaStreamQuery");
       }
       CHECK_THROWS_AS(static_cast<void>(a.ready()), umsync::capture_error);
       // An event recorded in the capture stands for captured work, which has not run.
@@ -276,7 +276,7 @@ TEST_CASE("synchronize and ready on a capturing stream, or on an event recorded 
         in_capture.synchronize();
         FAIL("no capture_error");
       } catch (umsync::capture_error const& error) {
-        CHECK(error.operation() == "cudaEventSynchronize");
+        CHECK(std::string_view(error.operation()) == "cudaEventSynchronize");
         CHECK(std::string(error.what()).find("recorded on a stream that is being captured") != std::string::npos);
       }
       CHECK_THROWS_AS(static_cast<void>(in_capture.ready()), umsync::capture_error);

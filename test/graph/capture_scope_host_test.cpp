@@ -7,6 +7,7 @@
 #include <umsync/stream_edge.hpp>
 
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 
@@ -105,7 +106,7 @@ TEST_CASE("capture_error names the refused call, the reason and the way out")
 {
   umsync::capture_error const error("cudaMemPrefetchAsync", "its stream is being captured into a graph");
   std::string const what = error.what();
-  CHECK(error.operation() == "cudaMemPrefetchAsync");
+  CHECK(std::string_view(error.operation()) == "cudaMemPrefetchAsync");
   CHECK(what.rfind("umsync: cudaMemPrefetchAsync while a stream capture is in progress", 0) == 0);
   CHECK(what.find("its stream is being captured into a graph") != std::string::npos);
   CHECK(what.find("invalidate the capture") != std::string::npos);

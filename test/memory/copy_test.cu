@@ -51,7 +51,7 @@ TEST_CASE("copies check sizes")
   umsync::stream<> const s;
   umsync::stream_buffer<int> small(8, s);
   umsync::pinned_buffer<int> large(16);
-  CHECK_THROWS_AS(umsync::copy_async(small, large, s), std::length_error);
+  CHECK_THROWS_AS(umsync::copy_async(small, large, s), umsync::length_error);
   s.synchronize();
 }
 

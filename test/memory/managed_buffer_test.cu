@@ -114,7 +114,7 @@ TEST_CASE("prefetch to the device and back: last prefetch location and random da
 
   // A range: the first half only, and a range past the end is refused before CUDA sees it.
   buffer.prefetch(0, n / 2, managed_location::device(device), s);
-  CHECK_THROWS_AS(buffer.prefetch(n / 2, n, managed_location::device(device), s), std::out_of_range);
+  CHECK_THROWS_AS(buffer.prefetch(n / 2, n, managed_location::device(device), s), umsync::out_of_range);
   CHECK_FALSE(buffer.last_prefetch_location().has_value());  // the halves now differ
   s.synchronize();
 }
@@ -307,7 +307,7 @@ TEST_CASE("size 0 allocates nothing and has no advice; overflow is length_error;
   CHECK_FALSE(empty.read_mostly());
   CHECK_FALSE(empty.preferred_location().has_value());
   CHECK_NOTHROW(empty.advise(umsync::advice::read_mostly{}));
-  CHECK_THROWS_AS(umsync::managed_buffer<double>(std::numeric_limits<std::size_t>::max() / 4), std::length_error);
+  CHECK_THROWS_AS(umsync::managed_buffer<double>(std::numeric_limits<std::size_t>::max() / 4), umsync::length_error);
   umsync::managed_buffer<double> a(64);
   double* const p = a.data();
   umsync::managed_buffer<double> b = std::move(a);

@@ -61,7 +61,7 @@ TEST_CASE("a pinned_buffer whose byte size overflows size_t throws umsync::lengt
     CHECK(what.find("pinned_buffer of " + std::to_string(count) + " elements of 8 bytes overflows size_t") !=
           std::string::npos);
   }
-  CHECK_THROWS_AS(umsync::pinned_buffer<double>{count}, std::length_error);
+  CHECK_THROWS_AS(umsync::pinned_buffer<double>{count}, umsync::length_error);
 }
 
 TEST_CASE("a host_registration of no memory registers nothing (no CUDA call) and names an empty span")

@@ -78,7 +78,7 @@ TEST_CASE("a pipelined prefetch refuses chunks of zero and one stream for both r
   int calls = 0;
   auto const count = [&](umsync::managed_span<u32>, umsync::stream_view<>) { ++calls; };
   auto const here = managed_location::device(umsync::current_device());
-  CHECK_THROWS_AS(umsync::prefetch_pipelined(buffer, here, copy, compute, 0, count), std::invalid_argument);
+  CHECK_THROWS_AS(umsync::prefetch_pipelined(buffer, here, copy, compute, 0, count), umsync::invalid_argument);
   CHECK_THROWS_AS(umsync::prefetch_pipelined(buffer, here, copy, copy, 64, count), umsync::usage_error);
   CHECK(calls == 0);
   CHECK_FALSE(buffer.last_prefetch_location().has_value());

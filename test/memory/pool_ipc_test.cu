@@ -129,6 +129,7 @@ TEST_CASE("allocation tokens round-trip as text and reject malformed text")
   }
   auto const back = umsync::allocation_token::from_text(token.to_text());
   CHECK(std::equal(std::begin(back.data.reserved), std::end(back.data.reserved), std::begin(token.data.reserved)));
-  CHECK_THROWS_AS(static_cast<void>(umsync::allocation_token::from_text("abc")), std::invalid_argument);
-  CHECK_THROWS_AS(static_cast<void>(umsync::allocation_token::from_text(std::string(128, 'g'))), std::invalid_argument);
+  CHECK_THROWS_AS(static_cast<void>(umsync::allocation_token::from_text("abc")), umsync::invalid_argument);
+  CHECK_THROWS_AS(static_cast<void>(umsync::allocation_token::from_text(std::string(128, 'g'))),
+                  umsync::invalid_argument);
 }

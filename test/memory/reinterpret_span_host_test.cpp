@@ -90,6 +90,6 @@ TEST_CASE("reinterpret_span: a misaligned address or a partial element throws um
   std::string const partial = message([&] { return umsync::reinterpret_span<float4>(floats.first(6)); });
   CHECK(partial.find("umsync: reinterpret_span: a span of 24 bytes is not a whole number of elements of 16 bytes") ==
         0);
-  CHECK_THROWS_AS(static_cast<void>(umsync::reinterpret_span<float4>(floats.first(6))), std::invalid_argument);
+  CHECK_THROWS_AS(static_cast<void>(umsync::reinterpret_span<float4>(floats.first(6))), umsync::invalid_argument);
   CHECK_NOTHROW(static_cast<void>(umsync::reinterpret_span<float2>(floats.subspan(2, 4))));
 }

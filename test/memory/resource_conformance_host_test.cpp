@@ -73,7 +73,7 @@ TEST_CASE_TEMPLATE("conformance: an alignment that is not a power of two of at m
                     umsync::invalid_argument);
     // The standard type too, for code that knows nothing of umsync.
     CHECK_THROWS_AS(static_cast<void>(umsync::detail::allocate_from(resource, per_thread, 1024, bad)),
-                    std::invalid_argument);
+                    umsync::invalid_argument);
   }
 }
 

@@ -102,8 +102,8 @@ TEST_CASE("resources compare as their pools")
 TEST_CASE("a resource's type name reads as written, for bad_alloc messages")
 {
   CHECK(umsync::detail::pretty_type_name_v<umsync_test::synchronous_only>.find("synchronous_only") !=
-        std::string_view::npos);
-  CHECK(umsync::detail::pretty_type_name_v<umsync::memory_pool>.find("memory_pool") != std::string_view::npos);
+        umsync::detail::text_view::npos);
+  CHECK(umsync::detail::pretty_type_name_v<umsync::memory_pool>.find("memory_pool") != umsync::detail::text_view::npos);
   // Nothing after the name (g++ lists the signature's typedefs after it when there are any).
   CHECK(umsync::detail::pretty_type_name_v<umsync_test::synchronous_only>.ends_with("synchronous_only"));
   CHECK(umsync::detail::pretty_type_name_v<umsync::memory_pool>.ends_with("memory_pool"));

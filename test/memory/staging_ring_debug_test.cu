@@ -54,10 +54,10 @@ TEST_CASE("a host write to a staging slot that another stream still reads is rep
     } catch (umsync::ordering_error const& e) {
       MESSAGE(e.what());
       CHECK(e.earlier().stream == static_cast<void const*>(reader.get()));
-      CHECK(e.earlier().operation == "read");
+      CHECK(std::string_view(e.earlier().operation) == "read");
       CHECK(e.earlier().where.line() == read_line);
       CHECK(e.later().stream == nullptr);  // the host
-      CHECK(e.later().operation == "write");
+      CHECK(std::string_view(e.later().operation) == "write");
       CHECK(e.later().where.line() == acquire_line);
     }
     reader.synchronize();

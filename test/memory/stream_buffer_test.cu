@@ -98,7 +98,7 @@ TEST_CASE("bad sizes: overflow is length_error, too much is umsync::bad_alloc, a
   umsync::stream<> const s;
   umsync::memory_pool pool;
   CHECK_THROWS_AS(umsync::stream_buffer<double>(std::numeric_limits<std::size_t>::max() / 4, s, pool),
-                  std::length_error);
+                  umsync::length_error);
   try {
     umsync::stream_buffer<std::byte> huge(std::size_t{1} << 50, s, pool);  // 1 PiB
     FAIL("no throw");

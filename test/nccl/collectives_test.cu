@@ -213,7 +213,7 @@ TEST_CASE("a collective NCCL rejects throws nccl_error naming ncclAllReduce, and
     } catch (umsync::nccl_error const& e) {
       MESSAGE(e.what());
       CHECK(e.code() == ncclInvalidArgument);
-      CHECK(e.call() == "ncclAllReduce");
+      CHECK(std::string_view(e.call()) == "ncclAllReduce");
       CHECK(std::string(e.what()).find("umsync: ncclAllReduce failed with ncclInvalidArgument") != std::string::npos);
       CHECK(std::string(e.what()).find("nccl/collectives_test.cu") != std::string::npos);
     }

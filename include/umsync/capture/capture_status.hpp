@@ -97,13 +97,13 @@ inline void debug_check_not_capturing(cudaStream_t stream, std::string_view oper
 
 /// Throws capture_error naming `operation`, a call that takes no stream (cudaMalloc,
 /// cudaMemAdvise), when capture_refuses_unsafe_calls(). Always checks.
-inline void check_not_capturing(std::string_view operation,
+inline void check_not_capturing(detail::text_view operation,
                                 std::source_location where = std::source_location::current())
 {
   if (capture_refuses_unsafe_calls(where)) {
     throw capture_error(operation,
-                        "a umsync capture in progress refuses potentially unsafe calls from this thread (at " +
-                            detail::describe_location(where) + ")");
+                        "a umsync capture in progress refuses potentially unsafe calls from this thread (at ", where,
+                        ")");
   }
 }
 

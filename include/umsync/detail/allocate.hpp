@@ -17,34 +17,30 @@
 #include <cstddef>
 #include <limits>
 #include <source_location>
-#include <string>
-#include <string_view>
 
 UMSYNC_NAMESPACE_BEGIN
 namespace detail {
 
 /// The bytes of `count` elements of T; length_error naming `owner` when that overflows size_t.
 template <class T>
-std::size_t bytes_of(std::size_t count, std::string_view owner)
+std::size_t bytes_of(std::size_t count, text_view owner)
 {
   if (count > std::numeric_limits<std::size_t>::max() / sizeof(T)) {
-    throw length_error(std::string(owner) + " of " + std::to_string(count) + " elements of " +
-                       std::to_string(sizeof(T)) + " bytes overflows size_t");
+    throw length_error(owner, " of ", count, " elements of ", sizeof(T), " bytes overflows size_t");
   }
   return count * sizeof(T);
 }
 
 /// What an allocator says about itself when it runs out (a pool's reserved and used bytes).
 struct no_allocator_state {
-  std::string operator()() const { return {}; }
+  constexpr text_view operator()() const noexcept { return {}; }
 };
 
 /// `count` elements of T from `allocate`, a callable `cudaError_t(void** memory, std::size_t
 /// bytes)` that wraps the CUDA call named `call`. Zero elements allocate nothing.
 template <class T, class Allocate, class Describe = no_allocator_state>
-owned_elements<T> allocate_elements(std::size_t count, std::string_view owner, std::string_view call,
-                                    Allocate&& allocate, std::source_location const& where,
-                                    Describe&& describe_allocator = {})
+owned_elements<T> allocate_elements(std::size_t count, text_view owner, text_view call, Allocate&& allocate,
+                                    std::source_location const& where, Describe&& describe_allocator = {})
 {
   std::size_t const bytes = bytes_of<T>(count, owner);
   if (count == 0) {

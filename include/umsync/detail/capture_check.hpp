@@ -11,8 +11,6 @@
 #include <umsync/error.hpp>
 
 #include <source_location>
-#include <string>
-#include <string_view>
 
 UMSYNC_NAMESPACE_BEGIN
 namespace detail {
@@ -34,15 +32,14 @@ namespace detail {
 
 /// Throws capture_error naming `operation` when `stream` is capturing (or its capture was
 /// invalidated): one cudaStreamIsCapturing call.
-inline void refuse_in_capture(cudaStream_t stream, std::string_view operation, std::source_location const& where)
+inline void refuse_in_capture(cudaStream_t stream, text_view operation, std::source_location const& where)
 {
   switch (stream_capture_status(stream, where)) {
     case cudaStreamCaptureStatusNone: return;
     case cudaStreamCaptureStatusActive:
-      throw capture_error(operation, "its stream is being captured into a graph (at " + describe_location(where) + ")");
+      throw capture_error(operation, "its stream is being captured into a graph (at ", where, ")");
     case cudaStreamCaptureStatusInvalidated:
-      throw capture_error(operation, "its stream belongs to a capture that is already invalidated (at " +
-                                         describe_location(where) + ")");
+      throw capture_error(operation, "its stream belongs to a capture that is already invalidated (at ", where, ")");
   }
 }
 

@@ -10,8 +10,6 @@
 
 #include <cuda.h>
 
-#include <string>
-
 UMSYNC_NAMESPACE_BEGIN
 namespace detail {
 
@@ -23,16 +21,15 @@ Fn driver_function(char const* symbol, std::source_location where = std::source_
   void* address = nullptr;
   cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
   check(cudaGetDriverEntryPointByVersion(symbol, &address, 12000, cudaEnableDefault, &found),
-        std::string("cudaGetDriverEntryPointByVersion(") + symbol + ")", where);
+        compose<128>("cudaGetDriverEntryPointByVersion(", symbol, ")"), where);
   if (found != cudaDriverEntryPointSuccess || address == nullptr) {
-    throw cuda_error(cudaErrorSymbolNotFound, std::string("driver entry point ") + symbol, where);
+    throw cuda_error(cudaErrorSymbolNotFound, compose<128>("driver entry point ", symbol), where);
   }
   return reinterpret_cast<Fn>(address);
 }
 
 /// Throws cuda_error for a failed driver call, named like the runtime's failures.
-inline void check_driver(CUresult status, std::string_view call,
-                         std::source_location where = std::source_location::current())
+inline void check_driver(CUresult status, text_view call, std::source_location where = std::source_location::current())
 {
   if (status != CUDA_SUCCESS) [[unlikely]] {
     // Driver and runtime codes agree for the errors these calls return (invalid value,

@@ -31,8 +31,6 @@
 #include <array>
 #include <concepts>
 #include <cstddef>
-#include <string>
-#include <string_view>
 
 #if defined(UMSYNC_NVTX)
 #  include <nvtx3/nvToolsExt.h>
@@ -59,10 +57,10 @@ concept tag_with_name = requires {
 /// A tag's name: its `static constexpr char const* name` when it has one, else pretty_type_name.
 /// Readable only after nvtx_readable (anonymous namespaces, umsync's ABI namespace).
 template <class T>
-constexpr std::string_view raw_name_of() noexcept
+constexpr text_view raw_name_of() noexcept
 {
   if constexpr (tag_with_name<T>) {
-    return std::string_view(T::name);
+    return text_view(T::name);
   } else {
     return pretty_type_name<T>();
   }
@@ -73,16 +71,16 @@ constexpr std::string_view raw_name_of() noexcept
 /// expressions, "_GLOBAL__N_<id>::" from its host output, "(anonymous namespace)::" from clang) and umsync's ABI namespace ("umsync::v0::" reads
 /// "umsync::"), and the space clang writes before a '*' or '&'. Returns the count of characters
 /// written.
-constexpr std::size_t nvtx_readable(std::string_view text, char* out) noexcept
+constexpr std::size_t nvtx_readable(text_view text, char* out) noexcept
 {
-  constexpr std::string_view anonymous[] = {"{anonymous}::", "<unnamed>::", "(anonymous namespace)::"};
-  constexpr std::string_view abi[] = {"umsync::v0::", "umsync::debug_v0::"};
+  constexpr text_view anonymous[] = {"{anonymous}::", "<unnamed>::", "(anonymous namespace)::"};
+  constexpr text_view abi[] = {"umsync::v0::", "umsync::debug_v0::"};
   std::size_t written = 0;
   std::size_t i = 0;
   while (i < text.size()) {
-    std::string_view const rest = text.substr(i);
+    text_view const rest = text.substr(i);
     bool skipped = false;
-    for (std::string_view const scope : anonymous) {
+    for (text_view const scope : anonymous) {
       if (!skipped && rest.starts_with(scope)) {
         i += scope.size();
         skipped = true;
@@ -90,14 +88,14 @@ constexpr std::size_t nvtx_readable(std::string_view text, char* out) noexcept
     }
     if (!skipped && rest.starts_with("_GLOBAL__N_")) {
       std::size_t const scope_end = rest.find("::");
-      if (scope_end != std::string_view::npos) {
+      if (scope_end != text_view::npos) {
         i += scope_end + 2;
         skipped = true;
       }
     }
-    for (std::string_view const scope : abi) {
+    for (text_view const scope : abi) {
       if (!skipped && rest.starts_with(scope)) {
-        for (char const c : std::string_view("umsync::")) {
+        for (char const c : text_view("umsync::")) {
           if (out != nullptr) {
             out[written] = c;
           }
@@ -123,37 +121,45 @@ constexpr std::size_t nvtx_readable(std::string_view text, char* out) noexcept
   return written;
 }
 
-/// T's readable name as a std::string, for messages.
+/// T's readable name (nvtx_readable of raw_name_of), built at compile time.
 template <class T>
-std::string type_name_of()
+struct readable_name {
+  static constexpr std::array<char, nvtx_readable(raw_name_of<T>(), nullptr) + 1> text = [] {
+    std::array<char, nvtx_readable(raw_name_of<T>(), nullptr) + 1> name{};
+    nvtx_readable(raw_name_of<T>(), name.data());
+    return name;
+  }();
+};
+
+/// T's readable name, for messages.
+template <class T>
+constexpr text_view type_name_of() noexcept
 {
-  std::string name(nvtx_readable(raw_name_of<T>(), nullptr), '\0');
-  nvtx_readable(raw_name_of<T>(), name.data());
-  return name;
+  return text_view(readable_name<T>::text.data(), readable_name<T>::text.size() - 1);
 }
 
 /// What a umsync range stands for: the word after "umsync " in its name.
 namespace nvtx_words {
 struct phase {
-  static constexpr std::string_view text = "phase";
+  static constexpr text_view text = "phase";
 };
 struct transfer {
-  static constexpr std::string_view text = "transfer";
+  static constexpr text_view text = "transfer";
 };
 struct share {
-  static constexpr std::string_view text = "share";
+  static constexpr text_view text = "share";
 };
 struct edge {
-  static constexpr std::string_view text = "edge";
+  static constexpr text_view text = "edge";
 };
 struct record {
-  static constexpr std::string_view text = "record";
+  static constexpr text_view text = "record";
 };
 struct wait {
-  static constexpr std::string_view text = "wait";
+  static constexpr text_view text = "wait";
 };
 struct capture {
-  static constexpr std::string_view text = "capture";
+  static constexpr text_view text = "capture";
 };
 }  // namespace nvtx_words
 
@@ -178,7 +184,7 @@ struct nvtx_name {
     return name;
   }();
 
-  static constexpr std::string_view view() noexcept { return std::string_view(text.data(), text.size() - 1); }
+  static constexpr text_view view() noexcept { return text_view(text.data(), text.size() - 1); }
 };
 
 #if defined(UMSYNC_NVTX)

@@ -4,20 +4,20 @@
 
 #include <umsync/config.hpp>
 
+#include <umsync/error.hpp>
+
 #include <cstddef>
-#include <string_view>
 
 UMSYNC_NAMESPACE_BEGIN
 namespace detail {
 
 /// T as the compiler spells it: g++ and nvcc give "... [with T = app::slot<3>]". The signature
-/// names no typedef (std::basic_string_view<char>, not std::string_view, which g++ would list
-/// after T as "; std::string_view = ..."), so nothing follows T in the brackets. Another
-/// compiler's format gives the whole signature, which still names T.
+/// names no typedef (g++ would list one after T as "; name = ..."), so nothing follows T in the
+/// brackets. Another compiler's format gives the whole signature, which still names T.
 template <class T>
-constexpr std::basic_string_view<char> pretty_type_name() noexcept
+constexpr text_view pretty_type_name() noexcept
 {
-  std::basic_string_view<char> const function = __PRETTY_FUNCTION__;
+  text_view const function = __PRETTY_FUNCTION__;
   std::size_t const start = function.find("T = ");
   std::size_t const end = function.rfind(']');
   if (start == function.npos || end == function.npos || end < start) {
@@ -29,7 +29,7 @@ constexpr std::basic_string_view<char> pretty_type_name() noexcept
 /// pretty_type_name<T>(), computed at compile time: called where a constant is not required,
 /// the search would run at every call.
 template <class T>
-inline constexpr std::string_view pretty_type_name_v = pretty_type_name<T>();
+inline constexpr text_view pretty_type_name_v = pretty_type_name<T>();
 
 }  // namespace detail
 UMSYNC_NAMESPACE_END

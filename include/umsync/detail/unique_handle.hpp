@@ -20,8 +20,6 @@
 #include <umsync/error.hpp>
 
 #include <cstddef>
-#include <string>
-#include <string_view>
 #include <utility>
 
 UMSYNC_NAMESPACE_BEGIN
@@ -62,10 +60,10 @@ class unique_handle {
   [[nodiscard]] bool empty() const noexcept { return value_ == Value{}; }
   [[nodiscard]] Value const& get() const noexcept { return value_; }
   /// The value; an empty handle throws usage_error: "use of a moved-from <type_name>".
-  [[nodiscard]] Value const& get_or_throw(std::string_view type_name) const
+  [[nodiscard]] Value const& get_or_throw(text_view type_name) const
   {
     if (empty()) [[unlikely]] {
-      throw usage_error("use of a moved-from " + std::string(type_name));
+      throw usage_error("use of a moved-from ", type_name);
     }
     return value_;
   }
@@ -84,11 +82,11 @@ class unique_handle {
   }
   /// UMSYNC_DEBUG builds: throws usage_error "use of a moved-from <type_name>" when moved_from().
   /// Release builds: nothing.
-  void debug_check_not_moved_from(std::string_view type_name) const noexcept(!debug_build)
+  void debug_check_not_moved_from(text_view type_name) const noexcept(!debug_build)
   {
     if constexpr (debug_build) {
       if (moved_from()) [[unlikely]] {
-        throw usage_error("use of a moved-from " + std::string(type_name) +
+        throw usage_error("use of a moved-from ", type_name,
                           ": it holds no memory (it reads as 0 elements and a kernel would receive a null pointer); "
                           "use the object it was moved to");
       }

@@ -24,7 +24,6 @@
 #include <concepts>
 #include <cstddef>
 #include <source_location>
-#include <string>
 #include <type_traits>
 
 UMSYNC_NAMESPACE_BEGIN
@@ -87,7 +86,7 @@ void copy_spans(DstSpan dst, SrcSpan src, stream_view<StreamTag> stream, std::so
                           "umsync::stream_edge::transfer (an event edge) first");
   if constexpr (!read_only_destination && same_element && !foreign) {  // else rejected above, and only so
     if (dst.size() < src.size()) {
-      throw length_error("copy of " + std::to_string(src.size()) + " elements into " + std::to_string(dst.size()));
+      throw length_error("copy of ", src.size(), " elements into ", dst.size());
     }
     if (src.empty()) {
       return;

@@ -49,7 +49,6 @@
 #include <cstdint>
 #include <limits>
 #include <source_location>
-#include <string>
 #include <type_traits>
 #include <utility>
 
@@ -85,7 +84,7 @@ struct pool_calls {
   static void check_alignment(std::size_t alignment)
   {
     if (!pool_alignment_ok(alignment)) [[unlikely]] {
-      throw invalid_argument("memory_pool_ref::allocate with alignment " + std::to_string(alignment) +
+      throw invalid_argument("memory_pool_ref::allocate with alignment ", alignment,
                              ": a pool's alignment is a power of two of at most 256 (every pool allocation is "
                              "256-aligned)");
     }
@@ -134,6 +133,23 @@ struct pool_calls {
                          "cudaStreamSynchronize (memory_pool_ref::deallocate_sync)", where);
   }
 
+  /// What a bad_alloc says about `pool` (null: the current device's current pool, which
+  /// cudaMallocAsync draws from); never throws.
+  static fixed_text<96> describe_state(cudaMemPool_t pool) noexcept
+  {
+    int device = -1;
+    std::uint64_t reserved = 0;
+    std::uint64_t used = 0;
+    if ((pool == nullptr &&
+         (cudaGetDevice(&device) != cudaSuccess || cudaDeviceGetMemPool(&pool, device) != cudaSuccess)) ||
+        cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved) != cudaSuccess ||
+        cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used) != cudaSuccess) {
+      static_cast<void>(cudaGetLastError());
+      return fixed_text<96>("pool state unreadable");
+    }
+    return compose<96>("pool reserved ", reserved, " B, used ", used, " B");
+  }
+
  private:
   [[noreturn]] static void report_failure(cudaMemPool_t pool, cudaError_t status, std::size_t bytes,
                                           std::source_location const& where)
@@ -144,18 +160,6 @@ struct pool_calls {
                                        where));
     }
     throw_resource_failure(cuda_error(status, "cudaMallocFromPoolAsync (memory_pool_ref::allocate)", where));
-  }
-  /// What a bad_alloc says about the pool; never throws a CUDA failure of its own.
-  static std::string describe_state(cudaMemPool_t pool)
-  {
-    std::uint64_t reserved = 0;
-    std::uint64_t used = 0;
-    if (cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved) != cudaSuccess ||
-        cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used) != cudaSuccess) {
-      static_cast<void>(cudaGetLastError());
-      return "pool state unreadable";
-    }
-    return "pool reserved " + std::to_string(reserved) + " B, used " + std::to_string(used) + " B";
   }
 };
 
@@ -400,7 +404,8 @@ class memory_pool_ref : public detail::pool_resource<memory_pool_ref> {
                           std::source_location where = std::source_location::current()) const
   {
     std::uint64_t value = 0;
-    check(cudaMemPoolGetAttribute(handle_, attr, &value), std::string("cudaMemPoolGetAttribute(") + name + ")", where);
+    check(cudaMemPoolGetAttribute(handle_, attr, &value), detail::compose<96>("cudaMemPoolGetAttribute(", name, ")"),
+          where);
     return value;
   }
   int int_attribute(cudaMemPoolAttr attr, std::source_location where = std::source_location::current()) const

@@ -38,15 +38,12 @@ namespace detail {
 [[noreturn, gnu::cold, gnu::noinline]] inline void throw_reinterpret_mismatch(
     bool aligned, std::size_t bytes, std::size_t element_size, std::size_t alignment, std::source_location const& where)
 {
-  char text[200] = {};
   if (!aligned) {
-    std::snprintf(text, sizeof text, "reinterpret_span: the memory's address is not aligned to %zu bytes", alignment);
-  } else {
-    std::snprintf(text, sizeof text,
-                  "reinterpret_span: a span of %zu bytes is not a whole number of elements of %zu bytes", bytes,
-                  element_size);
+    throw invalid_argument("reinterpret_span: the memory's address is not aligned to ", alignment, " bytes (", where,
+                           ")");
   }
-  throw invalid_argument(std::string(text) + " (" + describe_location(where) + ")");
+  throw invalid_argument("reinterpret_span: a span of ", bytes, " bytes is not a whole number of elements of ",
+                         element_size, " bytes (", where, ")");
 }
 
 }  // namespace detail

@@ -42,8 +42,6 @@
 #include <cstddef>
 #include <new>
 #include <source_location>
-#include <string>
-#include <string_view>
 #include <type_traits>
 
 UMSYNC_NAMESPACE_BEGIN
@@ -170,13 +168,11 @@ inline constexpr bool is_resource_ref<cuda::mr::basic_resource_ref<Kind, Propert
 
 /// A resource ran out: umsync::bad_alloc naming it (`name`), with what it said, as
 /// allocate_elements words it.
-[[noreturn]] inline void resource_exhausted(std::size_t bytes, std::string_view name, std::string_view said,
+[[noreturn]] inline void resource_exhausted(std::size_t bytes, text_view name, text_view said,
                                             std::source_location const& where)
 {
   static_cast<void>(cudaGetLastError());
-  throw bad_alloc(bytes, name,
-                  said.empty() ? std::string("a stream-ordered resource")
-                               : "a stream-ordered resource: " + std::string(said),
+  throw bad_alloc(bytes, name, compose<message_capacity>("a stream-ordered resource", said.empty() ? "" : ": ", said),
                   where);
 }
 
@@ -188,13 +184,13 @@ inline constexpr bool is_resource_ref<cuda::mr::basic_resource_ref<Kind, Propert
 /// buffer adds to the resource's own allocate and deallocate (docs/rmm.md).
 template <class Resource>
 [[gnu::always_inline]] inline cudaError_t allocate_or_report(Resource& resource, cudaStream_t stream, std::size_t bytes,
-                                                             void*& memory, std::string_view name,
+                                                             void*& memory, text_view name,
                                                              std::source_location const& where)
 {
   try {
     memory = allocate_from(resource, stream, bytes, device_allocation_alignment);
   } catch (std::bad_alloc const& exhausted) {
-    std::string_view text = exhausted.what();
+    text_view const text = exhausted.what();
     resource_exhausted(bytes, name, text.starts_with("umsync: ") ? text.substr(8) : text,
                        where);  // a pool's own bad_alloc, inside ours
   }
@@ -218,7 +214,7 @@ struct resource_interop {
   static constexpr bool is_reference = is_resource_ref<std::remove_cv_t<R>>;
   using reference = device_resource_ref;
 
-  static cudaError_t allocate(R& resource, cudaStream_t stream, std::size_t bytes, void*& memory, std::string_view name,
+  static cudaError_t allocate(R& resource, cudaStream_t stream, std::size_t bytes, void*& memory, text_view name,
                               std::source_location const& where)
   {
     return allocate_or_report(resource, stream, bytes, memory, name, where);

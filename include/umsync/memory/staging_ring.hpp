@@ -144,14 +144,12 @@ class staging_ring {
                std::source_location where = std::source_location::current())
   {
     if (slots == 0 || elements_per_slot == 0) {
-      throw invalid_argument("a umsync::staging_ring needs at least one slot of at least one element (asked for " +
-                             std::to_string(slots) + " slots of " + std::to_string(elements_per_slot) +
-                             " elements at " + detail::describe_location(where) + ")");
+      throw invalid_argument("a umsync::staging_ring needs at least one slot of at least one element (asked for ",
+                             slots, " slots of ", elements_per_slot, " elements at ", where, ")");
     }
     if (elements_per_slot > static_cast<std::size_t>(-1) / sizeof(T) / slots) {
-      throw length_error("a umsync::staging_ring of " + std::to_string(slots) + " slots of " +
-                         std::to_string(elements_per_slot) + " elements overflows size_t bytes (at " +
-                         detail::describe_location(where) + ")");
+      throw length_error("a umsync::staging_ring of ", slots, " slots of ", elements_per_slot,
+                         " elements overflows size_t bytes (at ", where, ")");
     }
     state_ = std::make_unique<detail::staging_state<T>>(slots, elements_per_slot, where);
   }
@@ -178,9 +176,8 @@ class staging_ring {
     detail::staging_state<T>& state = live();
     std::size_t const k = state.next;
     if (state.in_use[k] != 0) {
-      throw usage_error("staging_ring::acquire at " + detail::describe_location(where) + ": slot " + std::to_string(k) +
-                        " is still acquired, and a ring of " + std::to_string(slot_count()) +
-                        " slots hands them out in turn: upload or drop a slot before acquiring the next");
+      throw usage_error("staging_ring::acquire at ", where, ": slot ", k, " is still acquired, and a ring of ",
+                        slot_count(), " slots hands them out in turn: upload or drop a slot before acquiring the next");
     }
     if (state.recorded[k] != 0) {
       state.copied[k].synchronize(where);
@@ -211,9 +208,9 @@ class staging_ring {
     } else {
       detail::staging_state<T>& state = live();
       if (s.state_ != &state) {
-        throw usage_error("staging_ring::upload at " + detail::describe_location(where) + ": " +
-                          (s.state_ == nullptr ? std::string("the slot is empty (uploaded, given back or moved from)")
-                                               : std::string("the slot belongs to another staging_ring")));
+        throw usage_error("staging_ring::upload at ", where, ": ",
+                          s.state_ == nullptr ? "the slot is empty (uploaded, given back or moved from)"
+                                              : "the slot belongs to another staging_ring");
       }
       std::size_t const k = s.index_;
       copy_async(std::forward<Destination>(destination), s.span(), stream, where);

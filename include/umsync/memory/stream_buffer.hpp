@@ -41,8 +41,6 @@
 #include <concepts>
 #include <cstddef>
 #include <source_location>
-#include <string>
-#include <string_view>
 #include <type_traits>
 #include <utility>
 
@@ -183,7 +181,7 @@ class stream_buffer {
                       return pool ? cudaMallocFromPoolAsync(memory, bytes, pool->get(), stream.get())
                                   : cudaMallocAsync(memory, bytes, stream.get());
                     },
-                    where, [&] { return describe_pool(pool); }),
+                    where, [&] { return detail::pool_calls::describe_state(pool ? pool->get() : nullptr); }),
                 detail::free_on_stream{stream.get(), {}})
   {
     if (!empty()) {
@@ -250,7 +248,7 @@ class stream_buffer {
   /// (allocate_elements: overflow, zero elements, bad_alloc naming `name`, the debug checker).
   template <class Resource>
   static memory_handle allocate_from_resource(std::size_t count, stream_view<Tag> stream, Resource& resource,
-                                              detail::borrowed_resource borrowed, std::string_view name,
+                                              detail::borrowed_resource borrowed, detail::text_view name,
                                               std::source_location const& where)
   {
     return memory_handle(
@@ -259,7 +257,7 @@ class stream_buffer {
             [&](void** memory, std::size_t bytes) {
               return detail::resource_interop<Resource>::allocate(resource, stream.get(), bytes, *memory, name, where);
             },
-            where, [] { return std::string("a stream-ordered resource: it returned a null pointer"); }),
+            where, [] { return detail::text_view("a stream-ordered resource: it returned a null pointer"); }),
         detail::free_on_stream{stream.get(), borrowed});
   }
 
@@ -267,21 +265,6 @@ class stream_buffer {
   {
     if (!empty()) {
       detail::debug::note_access(data(), size_bytes(), stream().get(), detail::debug::access::write, where);
-    }
-  }
-
-  static std::string describe_pool(memory_pool_ref const* pool)
-  {
-    try {
-      int device = -1;
-      if (pool == nullptr) {
-        check(cudaGetDevice(&device), "cudaGetDevice");
-      }
-      memory_pool_ref const ref = pool != nullptr ? *pool : memory_pool_ref::device_default(device);
-      return "pool reserved " + std::to_string(ref.reserved_bytes()) + " B, used " + std::to_string(ref.used_bytes()) +
-             " B";
-    } catch (cuda_error const&) {
-      return "pool state unreadable";
     }
   }
 

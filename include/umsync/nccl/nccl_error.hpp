@@ -52,45 +52,33 @@ namespace detail {
   }
 }
 
-/// "ncclX failed with ncclY (text); NCCL says: last error", without location.
-[[nodiscard]] inline std::string describe_nccl_failure(ncclResult_t result, std::string_view call,
-                                                       std::string const& last_error)
-{
-  std::string message = std::string(call) + " failed with " + nccl_result_name(result) + " (" +
-                        ncclGetErrorString(result) + ")";
-  if (!last_error.empty()) {
-    message += "; NCCL says: " + last_error;
-  }
-  return message;
-}
-
 }  // namespace detail
 
 /// An NCCL call failed. Names the call, the result, NCCL's last-error text and where.
-class nccl_error : public umsync::detail::standard_error<std::runtime_error> {
+class nccl_error : public umsync::detail::standard_error<> {
  public:
-  nccl_error(ncclResult_t result, std::string_view call, std::string last_error,
+  nccl_error(ncclResult_t result, umsync::detail::text_view call, umsync::detail::text_view last_error,
              std::source_location where = std::source_location::current())
-      : standard_error(detail::describe_nccl_failure(result, call, last_error) + " at " +
-                       detail::describe_location(where)),
+      : standard_error(call, " failed with ", detail::nccl_result_name(result), " (", ncclGetErrorString(result), ")",
+                       last_error.empty() ? "" : "; NCCL says: ", last_error, " at ", where),
         result_(result),
         call_(call),
-        last_error_(std::move(last_error)),
+        last_error_(last_error),
         where_(where)
   {}
 
   [[nodiscard]] ncclResult_t code() const noexcept { return result_; }
   /// The result's enumerator name, e.g. "ncclInvalidArgument".
   [[nodiscard]] char const* name() const noexcept { return detail::nccl_result_name(result_); }
-  [[nodiscard]] std::string const& call() const noexcept { return call_; }
+  [[nodiscard]] char const* call() const noexcept { return call_.c_str(); }
   /// What ncclGetLastError said when the call failed (may be empty).
-  [[nodiscard]] std::string const& last_error() const noexcept { return last_error_; }
+  [[nodiscard]] char const* last_error() const noexcept { return last_error_.c_str(); }
   [[nodiscard]] std::source_location const& where() const noexcept { return where_; }
 
  private:
   ncclResult_t result_;
-  std::string call_;
-  std::string last_error_;
+  umsync::detail::call_text call_;
+  umsync::detail::message_text last_error_;
   std::source_location where_;
 };
 

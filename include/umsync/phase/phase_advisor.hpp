@@ -198,8 +198,9 @@ class phase_advisor {
             return;
           }
           detail::debug::note_read_only_begin(binding.memory->data(), binding.memory->size_bytes(), [&] {
-            return "phase " + detail::phases::name_of<Phase>() + " (entered at " + detail::describe_location(where) +
-                   ") declared buffer " + detail::phases::name_of<Buffer>() + " read-only";
+            return detail::compose<detail::message_capacity>("phase ", detail::phases::name_of<Phase>(),
+                                                             " (entered at ", where, ") declared buffer ",
+                                                             detail::phases::name_of<Buffer>(), " read-only");
           });
         }
       });

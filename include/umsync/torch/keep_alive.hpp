@@ -38,9 +38,8 @@ template <class T, stream_handle HomeStream, stream_handle SideStream>
   int const device = detail::device_of_stream(side.get(), where);
   int const home_device = detail::device_of_stream(home.get(), where);
   if (home_device != device) {
-    throw usage_error("umsync::torch::keep_alive_on at " + detail::describe_location(where) +
-                      ": the home stream belongs to cuda:" + std::to_string(home_device) +
-                      " and the side stream to cuda:" + std::to_string(device) + " (a stream of another device)");
+    throw usage_error("umsync::torch::keep_alive_on at ", where, ": the home stream belongs to cuda:", home_device,
+                      " and the side stream to cuda:", device, " (a stream of another device)");
   }
   detail::check_tensor<T>(tensor, detail::place::device, device, "keep_alive_on", where);
   stream_edge<home_tag, side_tag> contents(stream_view<home_tag>{home.get()}, stream_view<side_tag>{side.get()}, where);

@@ -56,9 +56,8 @@ class loan {
     device_ = detail::device_of_stream(side.get(), where);
     int const home_device = detail::device_of_stream(home.get(), where);
     if (home_device != device_) {
-      throw usage_error("umsync::torch::loan at " + detail::describe_location(where) +
-                        ": the home stream belongs to cuda:" + std::to_string(home_device) +
-                        " and the side stream to cuda:" + std::to_string(device_) +
+      throw usage_error("umsync::torch::loan at ", where, ": the home stream belongs to cuda:", home_device,
+                        " and the side stream to cuda:", device_,
                         " (a stream of another device); lend tensors between streams of one device");
     }
     to_side_.edge(where);
@@ -86,8 +85,7 @@ class loan {
                                           std::source_location where = std::source_location::current())
   {
     if (!open_) {
-      throw usage_error("umsync::torch::loan::lend at " + detail::describe_location(where) +
-                        ": the loan was given back; make a new loan");
+      throw usage_error("umsync::torch::loan::lend at ", where, ": the loan was given back; make a new loan");
     }
     detail::check_tensor<T>(tensor, detail::place::device, device_, "loan::lend", where);
     tensors_.push_back(tensor);

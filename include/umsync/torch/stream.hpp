@@ -32,12 +32,12 @@ template <class Tag = untagged>
   if (handle == nullptr) {
     c10::DeviceIndex const current = c10::cuda::current_device();
     if (stream.device_index() != current) {
-      throw usage_error("umsync::torch::stream_of at " + detail::describe_location(where) +
-                        ": the default stream of cuda:" + std::to_string(stream.device_index()) +
-                        " while cuda:" + std::to_string(current) +
+      int const device = stream.device_index();
+      throw usage_error("umsync::torch::stream_of at ", where, ": the default stream of cuda:", device,
+                        " while cuda:", static_cast<int>(current),
                         " is the current device (a stream of another device); its handle would name the current "
-                        "device's stream: make cuda:" +
-                        std::to_string(stream.device_index()) + " current first (c10::cuda::CUDAGuard)");
+                        "device's stream: make cuda:",
+                        device, " current first (c10::cuda::CUDAGuard)");
     }
     return stream_view<Tag>{cudaStreamLegacy};
   }

@@ -124,10 +124,10 @@ TEST_CASE("a raw pointer from data() on another stream without an edge throws or
     } catch (umsync::ordering_error const& e) {
       MESSAGE(std::string(e.what()));
       CHECK(e.earlier().stream == static_cast<void const*>(s1.get()));
-      CHECK(e.earlier().operation == "write");
+      CHECK(std::string_view(e.earlier().operation) == "write");
       CHECK(e.earlier().where.line() == write_line);
       CHECK(e.later().stream == static_cast<void const*>(s2.get()));
-      CHECK(e.later().operation == "read");
+      CHECK(std::string_view(e.later().operation) == "read");
       CHECK(e.later().where.line() == line);
     }
     // A pointer into the middle of the buffer is the same allocation.

@@ -4,6 +4,7 @@
 #include <umsync/detail/debug/ordering_checker.hpp>
 
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -44,10 +45,10 @@ TEST_CASE_FIXTURE(fresh_checker, "a read on another stream without an edge is re
     FAIL("no ordering_error");
   } catch (umsync::ordering_error const& e) {
     CHECK(e.earlier().stream == &stream_a);
-    CHECK(e.earlier().operation == "write");
+    CHECK(std::string_view(e.earlier().operation) == "write");
     CHECK(e.earlier().where.line() == write_line);
     CHECK(e.later().stream == &stream_b);
-    CHECK(e.later().operation == "read");
+    CHECK(std::string_view(e.later().operation) == "read");
     CHECK(e.later().where.line() == read_line);
     CHECK(std::string(e.what()).find("stream_edge") != std::string::npos);
   }
@@ -188,9 +189,9 @@ TEST_CASE_FIXTURE(fresh_checker, "a raw pointer into an allocation is checked as
     FAIL("no ordering_error");
   } catch (umsync::ordering_error const& e) {
     CHECK(e.earlier().stream == &stream_a);
-    CHECK(e.earlier().operation == "write");
+    CHECK(std::string_view(e.earlier().operation) == "write");
     CHECK(e.later().stream == &stream_b);
-    CHECK(e.later().operation == "write");
+    CHECK(std::string_view(e.later().operation) == "write");
   }
   // A pointer no allocation holds passes, unchecked, whatever happened to it.
   checker.on_access(allocation_b, sizeof allocation_b, &stream_a, access::write);
@@ -335,9 +336,9 @@ TEST_CASE_FIXTURE(fresh_checker, "the host's write of memory a stream still read
     FAIL("no ordering_error");
   } catch (umsync::ordering_error const& e) {
     CHECK(e.earlier().stream == &stream_a);
-    CHECK(e.earlier().operation == "read");
+    CHECK(std::string_view(e.earlier().operation) == "read");
     CHECK(e.later().stream == nullptr);
-    CHECK(e.later().operation == "write");
+    CHECK(std::string_view(e.later().operation) == "write");
     CHECK(e.later().where.line() == host_line);
     std::string const what = e.what();
     CHECK(what.find("write on the host at") != std::string::npos);

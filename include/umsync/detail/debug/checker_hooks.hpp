@@ -97,13 +97,11 @@ inline void check_not_pageable(void const* address, char const* claimed, consume
       return;  // this device's kernels read pageable memory: the launch works as written
     }
   }
-  char at[32];
-  std::snprintf(at, sizeof at, "%p", address);
-  throw usage_error(std::string(operation) + " at " + describe_location(where) + ": the memory at " + at +
-                    " is said to be " + claimed + " memory (memory_span::adopt, or a type's umsync_memory) but it " +
-                    "is pageable host memory, not " + claimed + " memory: " +
-                    (reader == consumer::copy ? "an async copy of it would block the host"
-                                              : "a kernel on this device cannot read it") +
+  throw usage_error(operation, " at ", where, ": the memory at ", address, " is said to be ", claimed,
+                    " memory (memory_span::adopt, or a type's umsync_memory) but it is pageable host memory, not ",
+                    claimed, " memory: ",
+                    reader == consumer::copy ? "an async copy of it would block the host"
+                                             : "a kernel on this device cannot read it",
                     ". Use memory of that kind (umsync::pinned_buffer, or umsync::host_registration to pin "
                     "existing host memory), or view it as a pageable_span and copy it with "
                     "umsync::copy_sync_pageable");

@@ -259,13 +259,14 @@ class ordering_checker {
   /// The `bytes` at `base` may be read and not written until on_read_only_end(base): a write
   /// or free that overlaps them throws usage_error, starting with `why` (who declared them
   /// read-only: a phase that only reads a bound buffer).
-  void on_read_only_begin(void const* base, std::size_t bytes, std::string why)
+  void on_read_only_begin(void const* base, std::size_t bytes, text_view why)
   {
     if (base == nullptr || bytes == 0) {
       return;
     }
     std::lock_guard lock(mutex_);
-    read_only_[address_of(base)] = read_only_range{end_of(address_of(base), bytes), std::move(why)};
+    read_only_[address_of(base)] = read_only_range{end_of(address_of(base), bytes),
+                                                   std::string(why.data(), why.size())};
   }
   void on_read_only_end(void const* base)
   {
@@ -366,8 +367,7 @@ class ordering_checker {
   {
     for (auto const& [base, range] : read_only_) {
       if (base < end && begin < range.end) {
-        throw usage_error(range.why + ", and a " + (kind == access::free ? "free" : "write") + " reaches it at " +
-                          describe_location(where) +
+        throw usage_error(range.why, ", and a ", kind == access::free ? "free" : "write", " reaches it at ", where,
                           " (not through the phase's views: the bound buffer itself, or a pointer into it); write "
                           "it in a phase that declares device_read_write for it, or after this phase's scope ends");
       }

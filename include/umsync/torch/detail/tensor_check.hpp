@@ -58,8 +58,7 @@ inline std::string describe_tensor(at::Tensor const& tensor)
 [[noreturn]] inline void refuse(std::string const& call, std::string const& problem, at::Tensor const& tensor,
                                 std::source_location const& where)
 {
-  throw usage_error("umsync::torch::" + call + " at " + describe_location(where) + ": " + problem +
-                    "; the tensor: " + describe_tensor(tensor));
+  throw usage_error("umsync::torch::", call, " at ", where, ": ", problem, "; the tensor: ", describe_tensor(tensor));
 }
 
 /// The device `stream` belongs to (cudaStreamGetDevice; the legacy and per-thread default
