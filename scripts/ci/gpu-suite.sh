@@ -84,17 +84,31 @@ if [ -n "$toolkit" ]; then
   export LD_LIBRARY_PATH="$toolkit_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   build=build/gpu-$(basename "$toolkit")
   # A trimmed toolkit (its UMSYNC-TRIMMED.txt says what it holds): what the tests need beyond the
-  # compiler comes from the machine's own toolkit: cuBLAS's headers and libraries and CUPTI linked
-  # into the folder (FindCUDAToolkit looks for them there), its bin/ after DIR/bin on PATH.
+  # compiler comes from the machine's own toolkit, linked into the folder (FindCUDAToolkit looks
+  # for them there): every header and header folder the folder lacks (cuBLAS's, CUPTI's and the
+  # ones CUPTI's include, such as cuda_stdint.h and Openacc/), cuBLAS's and CUPTI's libraries,
+  # wherever the machine's toolkit keeps them (a package install puts CUPTI in include/ and
+  # lib64/, the runfile in extras/CUPTI/); and its bin/ after DIR/bin on PATH. What the folder
+  # already has is kept: the compiler's own headers win.
   base=${UMSYNC_BASE_TOOLKIT:-/usr/local/cuda}
   if [ -f "$toolkit/UMSYNC-TRIMMED.txt" ]; then
     if [ -d "$base/include" ]; then
-      for file in "$base"/include/cublas*.h "$base"/lib64/libcublas*.so* "$base"/lib/libcublas*.so*; do
-        target=$toolkit/$([[ "$file" == */include/* ]] && echo include || echo lib)/$(basename "$file")
-        [ -e "$file" ] && [ ! -e "$target" ] && ln -s "$(cd "$(dirname "$file")" && pwd)/$(basename "$file")" "$target"
+      lent=0
+      for folder in "$base/include" "$base/extras/CUPTI/include"; do
+        for file in "$folder"/*; do
+          [ -e "$file" ] && [ ! -e "$toolkit/include/$(basename "$file")" ] &&
+            ln -s "$(cd "$folder" && pwd)/$(basename "$file")" "$toolkit/include/" && lent=$((lent + 1))
+        done
       done
-      [ -d "$base/extras/CUPTI" ] && [ ! -e "$toolkit/extras/CUPTI" ] && mkdir -p "$toolkit/extras" &&
-        ln -s "$(cd "$base/extras/CUPTI" && pwd)" "$toolkit/extras/CUPTI"
+      for folder in "$base/lib64" "$base/lib" "$base/extras/CUPTI/lib64"; do
+        for file in "$folder"/libcublas*.so* "$folder"/libcupti*.so* "$folder"/libnvperf_*.so*; do
+          [ -e "$file" ] && [ ! -e "$toolkit/lib/$(basename "$file")" ] &&
+            ln -s "$(cd "$folder" && pwd)/$(basename "$file")" "$toolkit/lib/" && lent=$((lent + 1))
+        done
+      done
+      echo "gpu-suite: $base lent $toolkit $lent headers and libraries" \
+        "(cupti.h: $([ -e "$toolkit/include/cupti.h" ] && echo yes || echo NO)," \
+        "libcupti: $(compgen -G "$toolkit/lib/libcupti.so*" >/dev/null && echo yes || echo NO))"
       export PATH="$PATH:$base/bin"
     else
       echo "gpu-suite: no toolkit at $base (UMSYNC_BASE_TOOLKIT) to lend $toolkit cuBLAS, CUPTI and compute-sanitizer" >&2
