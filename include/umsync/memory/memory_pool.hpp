@@ -304,7 +304,8 @@ class memory_pool_ref : public detail::pool_resource<memory_pool_ref> {
   constexpr explicit memory_pool_ref(cudaMemPool_t handle) noexcept : handle_(handle) {}
 
   /// The device's default pool (what cudaMallocAsync uses). Its release threshold is left as
-  /// the driver set it; call set_release_threshold(keep_everything) to keep memory.
+  /// the driver or other code set it (CCCL 3.5's cuda::device_default_memory_pool() raises it to
+  /// keep_everything, docs/compatibility.md); call set_release_threshold to choose.
   [[nodiscard]] static memory_pool_ref device_default(int device,
                                                       std::source_location where = std::source_location::current())
   {
