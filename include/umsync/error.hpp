@@ -132,49 +132,57 @@ concept message_part = std::convertible_to<T const&, text_view> || std::same_as<
 
 /// One part of a message with its type erased, so that composing is one function, compiled once
 /// per translation unit, rather than one instantiation per combination of part types at every
-/// throw site (which the host compiler would optimize each time).
+/// throw site (which the host compiler would optimize each time). Sixteen bytes, made without
+/// zeroing first: a throw site fills one array of them and makes one call.
 struct part_value {
   enum class kind : unsigned char { text, signed_number, unsigned_number, floating, pointer, location };
-  kind type = kind::text;
-  text_view text;  ///< kind::text; kind::location: the file
   union {
+    char const* text;  ///< kind::text; kind::location: the file (terminated)
     long long signed_number;
-    unsigned long long unsigned_number;  ///< kind::location: the line
+    unsigned long long unsigned_number;
     double floating;
     void const volatile* pointer;
   };
+  unsigned size;  ///< kind::text: the characters (a message never needs 4 GiB); kind::location: the line
+  kind type;
+
+  constexpr part_value(text_view part) noexcept
+      : text(part.data()),
+        size(part.size() < 0xffffffffu ? static_cast<unsigned>(part.size()) : 0xffffffffu),
+        type(kind::text)
+  {}
+  constexpr part_value(std::source_location const& part) noexcept
+      : text(part.file_name()), size(static_cast<unsigned>(part.line())), type(kind::location)
+  {}
+  constexpr part_value(long long part) noexcept : signed_number(part), size(0), type(kind::signed_number) {}
+  constexpr part_value(unsigned long long part) noexcept : unsigned_number(part), size(0), type(kind::unsigned_number)
+  {}
+  constexpr part_value(double part) noexcept : floating(part), size(0), type(kind::floating) {}
+  constexpr part_value(void const volatile* part) noexcept : pointer(part), size(0), type(kind::pointer) {}
 };
 
 template <message_part Part>
 [[nodiscard]] constexpr part_value part_value_of(Part const& part) noexcept
 {
-  part_value value{};
   if constexpr (std::same_as<Part, char>) {
-    value.text = text_view(&part, 1);
+    return part_value(text_view(&part, 1));
   } else if constexpr (std::same_as<Part, bool>) {
-    value.text = part ? "true" : "false";
+    return part_value(text_view(part ? "true" : "false"));
   } else if constexpr (std::convertible_to<Part const&, text_view>) {
-    value.text = text_view(part);
+    return part_value(text_view(part));
   } else if constexpr (std::is_enum_v<Part>) {
     return part_value_of(static_cast<std::underlying_type_t<Part>>(part));
   } else if constexpr (std::same_as<Part, std::source_location>) {
-    value.type = part_value::kind::location;
-    value.text = part.file_name();
-    value.unsigned_number = part.line();
+    return part_value(part);
   } else if constexpr (std::is_pointer_v<Part>) {
-    value.type = part_value::kind::pointer;
-    value.pointer = part;
+    return part_value(static_cast<void const volatile*>(part));
   } else if constexpr (std::floating_point<Part>) {
-    value.type = part_value::kind::floating;
-    value.floating = static_cast<double>(part);
+    return part_value(static_cast<double>(part));
   } else if constexpr (std::is_signed_v<Part>) {
-    value.type = part_value::kind::signed_number;
-    value.signed_number = static_cast<long long>(part);
+    return part_value(static_cast<long long>(part));
   } else {
-    value.type = part_value::kind::unsigned_number;
-    value.unsigned_number = static_cast<unsigned long long>(part);
+    return part_value(static_cast<unsigned long long>(part));
   }
-  return value;
 }
 
 /// The storage fixed_text<Capacity> appends through, whatever its capacity.
@@ -185,8 +193,9 @@ struct text_storage {
   bool& truncated;
 };
 
-/// Appends `text`, cutting what does not fit and then ending the text in "...".
-inline void append_text(text_storage out, text_view text) noexcept
+/// Appends `text`, cutting what does not fit and then ending the text in "...". Not inlined:
+/// the one copy loop per translation unit.
+[[gnu::noinline]] inline void append_text(text_storage out, text_view text) noexcept
 {
   if (out.truncated) {
     return;
@@ -215,10 +224,10 @@ inline void append_text(text_storage out, text_view text) noexcept
     char digits[48];
     int written = 0;
     switch (part.type) {
-      case part_value::kind::text: append_text(out, part.text); continue;
+      case part_value::kind::text: append_text(out, text_view(part.text, part.size)); continue;
       case part_value::kind::location:
-        append_text(out, part.text);
-        written = std::snprintf(digits, sizeof digits, ":%llu", part.unsigned_number);
+        append_text(out, text_view(part.text));
+        written = std::snprintf(digits, sizeof digits, ":%u", part.size);
         break;
       case part_value::kind::signed_number:
         written = std::snprintf(digits, sizeof digits, "%lld", part.signed_number);
@@ -263,8 +272,12 @@ class fixed_text {
   template <message_part... Parts>
   fixed_text& append_parts(Parts const&... parts) noexcept
   {
-    part_value const values[] = {part_value_of(parts)...};
-    return append_values(values, sizeof...(Parts));
+    if constexpr (sizeof...(Parts) == 0) {
+      return *this;
+    } else {
+      part_value const values[] = {part_value_of(parts)...};
+      return append_values(values, sizeof...(Parts));
+    }
   }
   fixed_text& append_values(part_value const* values, std::size_t count) noexcept
   {
@@ -487,18 +500,36 @@ class capture_error : public usage_error {
  public:
   template <detail::message_part... Why>
   capture_error(detail::text_view operation, Why const&... why)
-      : usage_error(operation, " while a stream capture is in progress: ", why...,
-                    "; it would fail with cudaErrorStreamCaptureUnsupported and invalidate the capture. "
-                    "Call it before the capture begins or after capture_scope::end()"),
-        operation_(operation)
+      : capture_error(composed{}, operation, detail::compose<detail::message_capacity>(why...))
   {}
 
   /// The CUDA call that was refused, e.g. "cudaMemPrefetchAsync".
   [[nodiscard]] char const* operation() const noexcept { return operation_.c_str(); }
 
  private:
+  struct composed {};
+  // The one body that composes the message, whatever the parts of `why` were.
+  [[gnu::noinline]] capture_error(composed, detail::text_view operation, detail::message_text const& why)
+      : usage_error(operation, " while a stream capture is in progress: ", why,
+                    "; it would fail with cudaErrorStreamCaptureUnsupported and invalidate the capture. "
+                    "Call it before the capture begins or after capture_scope::end()"),
+        operation_(operation)
+  {}
+
   detail::call_text operation_;
 };
+
+namespace detail {
+
+/// check()'s failure path, out of line: each checked call then costs a compare and a call.
+[[noreturn, gnu::cold, gnu::noinline]] inline void throw_cuda_error(cudaError_t status, text_view call,
+                                                                    std::source_location const& where)
+{
+  static_cast<void>(cudaGetLastError());
+  throw cuda_error(status, call, where);
+}
+
+}  // namespace detail
 
 /// Throws cuda_error when `status` is not cudaSuccess. The runtime's last-error slot is
 /// cleared first, so a later launch check does not see this failure again.
@@ -506,8 +537,7 @@ inline void check(cudaError_t status, detail::text_view call,
                   std::source_location where = std::source_location::current())
 {
   if (status != cudaSuccess) [[unlikely]] {
-    static_cast<void>(cudaGetLastError());
-    throw cuda_error(status, call, where);
+    detail::throw_cuda_error(status, call, where);
   }
 }
 

@@ -178,96 +178,145 @@ inline kernel_facts const& facts_of(void const* kernel, launch_config const& con
   return table[now];
 }
 
-inline fixed_text<48> describe_dim3(dim3 d) noexcept { return compose<48>('{', d.x, ", ", d.y, ", ", d.z, '}'); }
+/// Why a cluster or dependent launch cannot run as asked; `none` when it can.
+enum class launch_refusal : unsigned char {
+  none,
+  cluster_zero_extent,
+  grid_not_divisible,
+  needs_hopper,
+  wait_compiled_out,
+  cluster_dims_differ,
+  cluster_not_portable,
+  cluster_too_large,
+};
 
-/// Whether the device cannot run `config` of `kernel` as asked; `report(make)` is called with a
-/// function that composes the reason, only on that path, so the accepting path builds no text.
-template <class Report>
-bool launch_refused(kernel_facts const& facts, launch_config const& config, launch_mode mode, Report&& report)
+/// What needs no device: a cluster shape with a zero extent, or one the grid is not divisible
+/// by. Checked first, so a bad shape is reported the same with or without a device.
+[[nodiscard]] inline launch_refusal shape_refusal(launch_config const& config) noexcept
 {
-  bool const clustered = config.cluster.x != 0;
+  dim3 const cluster = config.cluster;
+  if (cluster.x == 0) {
+    return launch_refusal::none;
+  }
+  if (cluster.y == 0 || cluster.z == 0) {
+    return launch_refusal::cluster_zero_extent;
+  }
+  if (config.grid.x % cluster.x != 0 || config.grid.y % cluster.y != 0 || config.grid.z % cluster.z != 0) {
+    return launch_refusal::grid_not_divisible;
+  }
+  return launch_refusal::none;
+}
+
+/// Whether the device cannot run `config` of the kernel `facts` describe, and why.
+[[nodiscard]] inline launch_refusal device_refusal(kernel_facts const& facts, launch_config const& config,
+                                                   launch_mode mode) noexcept
+{
   if (facts.compute_capability_major < 9) {
-    return report([&] {
-      return compose<message_capacity>(clustered ? "thread block clusters" : "programmatic dependent launch",
-                                       " need a device of compute capability 9.0 or newer; device ", facts.device,
-                                       " is ", facts.compute_capability_major, ".x");
-    });
+    return launch_refusal::needs_hopper;
   }
   // The wait exists only where the kernel was compiled for compute_90 or newer: PTX of an older
   // virtual architecture, JIT-compiled for this device, has it compiled out (NVIDIA/cccl #9134).
   if (mode == launch_mode::dependent && (facts.ptx_version < 90 || facts.binary_version < 90)) {
-    return report([&] {
-      return compose<message_capacity>(
-          "the kernel was compiled for compute_", facts.ptx_version, " (sm_", facts.binary_version, " code on device ",
-          facts.device,
-          "), where griddepcontrol does not exist and its wait for earlier work is compiled out "
-          "(NVIDIA/cccl #9134); build it for sm_90 or newer, or launch it with umsync::launch");
-    });
-  }
-  if (!clustered) {
-    return false;
+    return launch_refusal::wait_compiled_out;
   }
   dim3 const cluster = config.cluster;
+  if (cluster.x == 0) {
+    return launch_refusal::none;
+  }
   if (facts.required_cluster[0] != 0 && (static_cast<unsigned>(facts.required_cluster[0]) != cluster.x ||
                                          static_cast<unsigned>(facts.required_cluster[1]) != cluster.y ||
                                          static_cast<unsigned>(facts.required_cluster[2]) != cluster.z)) {
-    return report([&] {
-      return compose<message_capacity>("cluster shape ", describe_dim3(cluster),
-                                       " differs from the kernel's __cluster_dims__ {", facts.required_cluster[0], ", ",
-                                       facts.required_cluster[1], ", ", facts.required_cluster[2], "}");
-    });
+    return launch_refusal::cluster_dims_differ;
   }
   unsigned const blocks = cluster.x * cluster.y * cluster.z;
   constexpr unsigned portable_cluster_blocks = 8;  // the CUDA programming guide's portable size
   if (blocks > portable_cluster_blocks && !facts.non_portable_cluster_size_allowed) {
-    return report([&] {
-      return compose<message_capacity>(
-          "a cluster of ", blocks,
-          " blocks is larger than the portable 8; set cudaFuncAttributeNonPortableClusterSizeAllowed on the "
-          "kernel first");
-    });
+    return launch_refusal::cluster_not_portable;
   }
   if (blocks > static_cast<unsigned>(facts.max_cluster_blocks)) {
-    return report([&] {
-      return compose<message_capacity>("a cluster of ", blocks, " blocks ", describe_dim3(cluster),
-                                       " does not fit: with ", describe_dim3(config.block), " threads and ",
-                                       config.shared_bytes, " bytes of dynamic shared memory per block, device ",
-                                       facts.device, " allows at most ", facts.max_cluster_blocks,
-                                       " blocks per cluster for this kernel");
-    });
+    return launch_refusal::cluster_too_large;
   }
-  return false;
+  return launch_refusal::none;
+}
+
+/// Appends "{x, y, z}".
+[[gnu::cold, gnu::noinline]] inline void append_dim3(message_text& text, dim3 d) noexcept
+{
+  text.append_parts('{', d.x, ", ", d.y, ", ", d.z, '}');
+}
+
+/// Throws invalid_argument for `refusal`, naming the values and the launch's line. Cold and
+/// out of line: the accepting path composes no text, and a translation unit compiles one body
+/// for every reason (docs/compile-cost.md).
+[[noreturn, gnu::cold, gnu::noinline]] inline void refuse_launch(launch_refusal refusal, kernel_facts const& facts,
+                                                                 launch_config const& config, launch_mode mode)
+{
+  message_text why;
+  switch (refusal) {
+    case launch_refusal::cluster_zero_extent:
+      why.append("cluster shape ");
+      append_dim3(why, config.cluster);
+      why.append(" has a zero extent; give every extent (at least 1)");
+      break;
+    case launch_refusal::grid_not_divisible:
+      why.append("grid ");
+      append_dim3(why, config.grid);
+      why.append(" is not divisible by the cluster shape ");
+      append_dim3(why, config.cluster);
+      break;
+    case launch_refusal::needs_hopper:
+      why.append_parts(config.cluster.x != 0 ? "thread block clusters" : "programmatic dependent launch",
+                       " need a device of compute capability 9.0 or newer; device ", facts.device, " is ",
+                       facts.compute_capability_major, ".x");
+      break;
+    case launch_refusal::wait_compiled_out:
+      why.append_parts("the kernel was compiled for compute_", facts.ptx_version, " (sm_", facts.binary_version,
+                       " code on device ", facts.device,
+                       "), where griddepcontrol does not exist and its wait for earlier work is compiled out "
+                       "(NVIDIA/cccl #9134); build it for sm_90 or newer, or launch it with umsync::launch");
+      break;
+    case launch_refusal::cluster_dims_differ:
+      why.append("cluster shape ");
+      append_dim3(why, config.cluster);
+      why.append(" differs from the kernel's __cluster_dims__ ");
+      append_dim3(why, dim3(static_cast<unsigned>(facts.required_cluster[0]),
+                            static_cast<unsigned>(facts.required_cluster[1]),
+                            static_cast<unsigned>(facts.required_cluster[2])));
+      break;
+    case launch_refusal::cluster_not_portable:
+      why.append_parts("a cluster of ", config.cluster.x * config.cluster.y * config.cluster.z,
+                       " blocks is larger than the portable 8; set cudaFuncAttributeNonPortableClusterSizeAllowed on "
+                       "the kernel first");
+      break;
+    case launch_refusal::cluster_too_large:
+      why.append_parts("a cluster of ", config.cluster.x * config.cluster.y * config.cluster.z, " blocks ");
+      append_dim3(why, config.cluster);
+      why.append(" does not fit: with ");
+      append_dim3(why, config.block);
+      why.append_parts(" threads and ", config.shared_bytes, " bytes of dynamic shared memory per block, device ",
+                       facts.device, " allows at most ", facts.max_cluster_blocks,
+                       " blocks per cluster for this kernel");
+      break;
+    case launch_refusal::none: break;
+  }
+  throw invalid_argument(mode == launch_mode::dependent ? "launch_dependent at " : "launch at ", config.where, ": ",
+                         why);
 }
 
 /// Refuses, before CUDA sees it, a cluster shape or a programmatic dependent launch that cannot
 /// run as asked: invalid_argument naming the values and the launch's line.
-inline void check_launch_attributes(void const* kernel, launch_config const& config, launch_mode mode)
+[[gnu::noinline]] inline void check_launch_attributes(void const* kernel, launch_config const& config, launch_mode mode)
 {
-  auto refuse = [&](auto const&... why) {
-    throw invalid_argument(mode == launch_mode::dependent ? "launch_dependent at " : "launch at ", config.where, ": ",
-                           why...);
-  };
-  // What needs no device first, so a bad shape is reported the same with or without one.
-  dim3 const cluster = config.cluster;
-  if (cluster.x != 0 && (cluster.y == 0 || cluster.z == 0)) {
-    refuse("cluster shape ", describe_dim3(cluster), " has a zero extent; give every extent (at least 1)");
+  if (launch_refusal const refusal = shape_refusal(config); refusal != launch_refusal::none) {
+    refuse_launch(refusal, kernel_facts{}, config, mode);
   }
-  if (cluster.x != 0 &&
-      (config.grid.x % cluster.x != 0 || config.grid.y % cluster.y != 0 || config.grid.z % cluster.z != 0)) {
-    refuse("grid ", describe_dim3(config.grid), " is not divisible by the cluster shape ", describe_dim3(cluster));
-  }
-  auto const accepting = [](auto&&) { return true; };
-  if (!launch_refused(facts_of(kernel, config, false), config, mode, accepting)) [[likely]] {
+  if (device_refusal(facts_of(kernel, config, false), config, mode) == launch_refusal::none) [[likely]] {
     return;
   }
   // Before refusing, read again: the kernel's attributes may have changed since they were read.
-  message_text why;
-  auto const explaining = [&](auto&& make) {
-    why = make();
-    return true;
-  };
-  if (launch_refused(facts_of(kernel, config, true), config, mode, explaining)) {
-    refuse(why);
+  kernel_facts const& fresh = facts_of(kernel, config, true);
+  if (launch_refusal const refusal = device_refusal(fresh, config, mode); refusal != launch_refusal::none) {
+    refuse_launch(refusal, fresh, config, mode);
   }
 }
 

@@ -46,6 +46,25 @@ struct stream_priority_range {
 
 namespace detail {
 
+/// What every stream<Tag> constructor does, out of line: one body per translation unit rather
+/// than one per tag.
+[[nodiscard, gnu::noinline]] inline cudaStream_t create_stream(stream_options options,
+                                                               std::source_location const& where)
+{
+  auto const range = stream_priorities(where);
+  if (!range.contains(options.priority)) {
+    throw out_of_range("stream priority ", options.priority, " is outside the device's range [", range.greatest, ", ",
+                       range.least, "] (lower is more urgent)");
+  }
+  unsigned const flags = options.non_blocking ? cudaStreamNonBlocking : cudaStreamDefault;
+  cudaStream_t handle = nullptr;
+  check(cudaStreamCreateWithPriority(&handle, flags, options.priority), "cudaStreamCreateWithPriority", where);
+  if (!options.non_blocking) {
+    debug::note_blocking_stream(handle);  // the checker models its legacy-stream sync
+  }
+  return handle;
+}
+
 struct destroy_stream {
   void operator()(cudaStream_t handle) const noexcept
   {
@@ -64,20 +83,8 @@ class stream {
   /// Creates a stream on the current device. A priority outside the device's range throws
   /// umsync::out_of_range (the runtime would clamp it silently).
   explicit stream(stream_options options = {}, std::source_location where = std::source_location::current())
-  {
-    auto const range = stream_priorities(where);
-    if (!range.contains(options.priority)) {
-      throw out_of_range("stream priority ", options.priority, " is outside the device's range [", range.greatest, ", ",
-                         range.least, "] (lower is more urgent)");
-    }
-    unsigned const flags = options.non_blocking ? cudaStreamNonBlocking : cudaStreamDefault;
-    cudaStream_t handle = nullptr;
-    check(cudaStreamCreateWithPriority(&handle, flags, options.priority), "cudaStreamCreateWithPriority", where);
-    handle_ = decltype(handle_)(handle);
-    if (!options.non_blocking) {
-      detail::debug::note_blocking_stream(handle);  // the checker models its legacy-stream sync
-    }
-  }
+      : handle_(detail::create_stream(options, where))
+  {}
 
   template <std::integral Zero>
   stream(Zero)  // NOLINT: exists to reject stream{0} with a message
