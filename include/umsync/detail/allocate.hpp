@@ -21,14 +21,30 @@
 UMSYNC_NAMESPACE_BEGIN
 namespace detail {
 
+/// bytes_of's failure, out of line: one body per translation unit, not one per element type.
+[[noreturn, gnu::cold, gnu::noinline]] inline void throw_size_overflow(text_view owner, std::size_t count,
+                                                                       std::size_t element_bytes)
+{
+  throw length_error(owner, " of ", count, " elements of ", element_bytes, " bytes overflows size_t");
+}
+
 /// The bytes of `count` elements of T; length_error naming `owner` when that overflows size_t.
 template <class T>
 std::size_t bytes_of(std::size_t count, text_view owner)
 {
   if (count > std::numeric_limits<std::size_t>::max() / sizeof(T)) {
-    throw length_error(owner, " of ", count, " elements of ", sizeof(T), " bytes overflows size_t");
+    throw_size_overflow(owner, count, sizeof(T));
   }
   return count * sizeof(T);
+}
+
+/// allocate_elements' out-of-memory failure, out of line, with what the allocator said.
+[[noreturn, gnu::cold, gnu::noinline]] inline void throw_out_of_memory(std::size_t bytes, text_view call,
+                                                                       text_view allocator_state,
+                                                                       std::source_location const& where)
+{
+  static_cast<void>(cudaGetLastError());
+  throw bad_alloc(bytes, call, allocator_state, where);
 }
 
 /// What an allocator says about itself when it runs out (a pool's reserved and used bytes).
@@ -48,9 +64,8 @@ owned_elements<T> allocate_elements(std::size_t count, text_view owner, text_vie
   }
   void* memory = nullptr;
   cudaError_t const status = allocate(&memory, bytes);
-  if (status == cudaErrorMemoryAllocation) {
-    static_cast<void>(cudaGetLastError());
-    throw bad_alloc(bytes, call, describe_allocator(), where);
+  if (status == cudaErrorMemoryAllocation) [[unlikely]] {
+    throw_out_of_memory(bytes, call, describe_allocator(), where);
   }
   check(status, call, where);
   debug::note_allocated(memory, bytes);  // UMSYNC_DEBUG: the checker knows the range; the releaser forgets it

@@ -30,16 +30,23 @@ namespace detail {
   return status;
 }
 
+/// refuse_in_capture's failure, out of line.
+[[noreturn, gnu::cold, gnu::noinline]] inline void throw_in_capture(text_view operation, bool invalidated,
+                                                                    std::source_location const& where)
+{
+  if (invalidated) {
+    throw capture_error(operation, "its stream belongs to a capture that is already invalidated (at ", where, ")");
+  }
+  throw capture_error(operation, "its stream is being captured into a graph (at ", where, ")");
+}
+
 /// Throws capture_error naming `operation` when `stream` is capturing (or its capture was
 /// invalidated): one cudaStreamIsCapturing call.
 inline void refuse_in_capture(cudaStream_t stream, text_view operation, std::source_location const& where)
 {
-  switch (stream_capture_status(stream, where)) {
-    case cudaStreamCaptureStatusNone: return;
-    case cudaStreamCaptureStatusActive:
-      throw capture_error(operation, "its stream is being captured into a graph (at ", where, ")");
-    case cudaStreamCaptureStatusInvalidated:
-      throw capture_error(operation, "its stream belongs to a capture that is already invalidated (at ", where, ")");
+  cudaStreamCaptureStatus const status = stream_capture_status(stream, where);
+  if (status != cudaStreamCaptureStatusNone) [[unlikely]] {
+    throw_in_capture(operation, status == cudaStreamCaptureStatusInvalidated, where);
   }
 }
 

@@ -28,7 +28,6 @@
 #include <umsync/config.hpp>
 #include <umsync/detail/type_name.hpp>
 
-#include <array>
 #include <concepts>
 #include <cstddef>
 
@@ -121,11 +120,23 @@ constexpr std::size_t nvtx_readable(text_view text, char* out) noexcept
   return written;
 }
 
+/// N characters built at compile time: what std::array<char, N> would hold, without <array>'s
+/// cost in every translation unit that reaches this header (docs/compile-cost.md).
+template <std::size_t N>
+struct constant_chars {
+  char characters[N];
+
+  [[nodiscard]] constexpr char* data() noexcept { return characters; }
+  [[nodiscard]] constexpr char const* data() const noexcept { return characters; }
+  [[nodiscard]] static constexpr std::size_t size() noexcept { return N; }
+  [[nodiscard]] constexpr char back() const noexcept { return characters[N - 1]; }
+};
+
 /// T's readable name (nvtx_readable of raw_name_of), built at compile time.
 template <class T>
 struct readable_name {
-  static constexpr std::array<char, nvtx_readable(raw_name_of<T>(), nullptr) + 1> text = [] {
-    std::array<char, nvtx_readable(raw_name_of<T>(), nullptr) + 1> name{};
+  static constexpr constant_chars<nvtx_readable(raw_name_of<T>(), nullptr) + 1> text = [] {
+    constant_chars<nvtx_readable(raw_name_of<T>(), nullptr) + 1> name{};
     nvtx_readable(raw_name_of<T>(), name.data());
     return name;
   }();
@@ -178,8 +189,8 @@ struct nvtx_name {
     return size;
   }
 
-  static constexpr std::array<char, write(nullptr) + 1> text = [] {
-    std::array<char, write(nullptr) + 1> name{};
+  static constexpr constant_chars<write(nullptr) + 1> text = [] {
+    constant_chars<write(nullptr) + 1> name{};
     write(name.data());
     return name;
   }();
