@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdio>
 #include <exception>
+#include <initializer_list>
 #include <new>
 #include <source_location>
 #include <type_traits>
@@ -500,7 +501,7 @@ class capture_error : public usage_error {
  public:
   template <detail::message_part... Why>
   capture_error(detail::text_view operation, Why const&... why)
-      : capture_error(composed{}, operation, detail::compose<detail::message_capacity>(why...))
+      : capture_error(composed{}, operation, {detail::part_value_of(why)...})
   {}
 
   /// The CUDA call that was refused, e.g. "cudaMemPrefetchAsync".
@@ -509,8 +510,9 @@ class capture_error : public usage_error {
  private:
   struct composed {};
   // The one body that composes the message, whatever the parts of `why` were.
-  [[gnu::noinline]] capture_error(composed, detail::text_view operation, detail::message_text const& why)
-      : usage_error(operation, " while a stream capture is in progress: ", why,
+  [[gnu::noinline]] capture_error(composed, detail::text_view operation, std::initializer_list<detail::part_value> why)
+      : usage_error(operation, " while a stream capture is in progress: ",
+                    detail::message_text().append_values(why.begin(), why.size()),
                     "; it would fail with cudaErrorStreamCaptureUnsupported and invalidate the capture. "
                     "Call it before the capture begins or after capture_scope::end()"),
         operation_(operation)

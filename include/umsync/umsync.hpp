@@ -1,7 +1,9 @@
 // umsync/umsync.hpp: everything public in umsync's host API. Device-side headers (umsync/sync/),
 // the Thrust policy (exec_policy.hpp: it includes Thrust), cuBLAS handles (cublas.hpp), RMM's
 // exceptions (rmm.hpp), NCCL (umsync/nccl/), CUPTI telemetry (umsync/telemetry/) and PyTorch
-// (torch.hpp) are included on their own. pdl.hpp comes with launch.hpp.
+// (torch.hpp) are included on their own. pdl.hpp comes with launch.hpp. So are cuda::mr's
+// concepts (memory/resource.hpp: a buffer from an RMM, CCCL or user resource, device_resource_ref),
+// which cost more to compile than the rest of this header's parts together (docs/compile-cost.md).
 #pragma once
 
 #include <umsync/bound_handle.hpp>
@@ -33,7 +35,6 @@
 #include <umsync/memory/pipelined_prefetch.hpp>
 #include <umsync/memory/pool_ipc.hpp>
 #include <umsync/memory/reinterpret_span.hpp>
-#include <umsync/memory/resource.hpp>
 #include <umsync/memory/staging_ring.hpp>
 #include <umsync/memory/step_buffer.hpp>
 #include <umsync/memory/stream_buffer.hpp>

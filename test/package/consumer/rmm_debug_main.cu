@@ -1,6 +1,7 @@
 // A consumer that links umsync::rmm and umsync::debug together: RMM's CCCL first on the include
 // path, UMSYNC_DEBUG on, an umsync buffer from an RMM resource. Built by the package test through
 // CMake and with the plain nvcc command lines of docs/rmm.md and docs/install.md.
+#include <umsync/memory/resource.hpp>
 #include <umsync/memory/stream_buffer.hpp>
 #include <umsync/umsync.hpp>
 
