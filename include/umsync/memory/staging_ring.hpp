@@ -25,6 +25,7 @@
 #include <umsync/config.hpp>
 #include <umsync/detail/debug/checker_hooks.hpp>
 #include <umsync/detail/dependent_false.hpp>
+#include <umsync/detail/unique_handle.hpp>
 #include <umsync/error.hpp>
 #include <umsync/event.hpp>
 #include <umsync/memory/copy.hpp>
@@ -34,9 +35,7 @@
 
 #include <concepts>
 #include <cstddef>
-#include <memory>
 #include <source_location>
-#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -151,7 +150,7 @@ class staging_ring {
       throw length_error("a umsync::staging_ring of ", slots, " slots of ", elements_per_slot,
                          " elements overflows size_t bytes (at ", where, ")");
     }
-    state_ = std::make_unique<detail::staging_state<T>>(slots, elements_per_slot, where);
+    state_ = state_handle(new detail::staging_state<T>(slots, elements_per_slot, where));
   }
 
   staging_ring(staging_ring&&) noexcept = default;
@@ -166,8 +165,8 @@ class staging_ring {
   /// Waits for the copies that still read the ring's memory, then frees it.
   ~staging_ring() { retire(); }
 
-  [[nodiscard]] std::size_t slot_count() const noexcept { return state_ ? state_->in_use.size() : 0; }
-  [[nodiscard]] std::size_t slot_size() const noexcept { return state_ ? state_->slot_elements : 0; }
+  [[nodiscard]] std::size_t slot_count() const noexcept { return state_.empty() ? 0 : state_.get()->in_use.size(); }
+  [[nodiscard]] std::size_t slot_size() const noexcept { return state_.empty() ? 0 : state_.get()->slot_elements; }
 
   /// The next slot in turn, once the copy that last read it is done (the host waits for its
   /// event). Throws usage_error when that slot is still acquired (every slot is lent out).
@@ -223,25 +222,26 @@ class staging_ring {
  private:
   detail::staging_state<T>& live() const
   {
-    if (!state_) [[unlikely]] {
+    if (state_.empty()) [[unlikely]] {
       throw usage_error("use of a moved-from umsync::staging_ring");
     }
-    return *state_;
+    return *state_.get();
   }
 
   /// Waits for every copy that may read the memory, then frees it. With slots still lent out
   /// it reports the bug and keeps the memory, so those slots stay valid (a leak, not a crash).
   void retire() noexcept
   {
-    if (!state_) {
+    if (state_.empty()) {
       return;
     }
-    for (std::size_t k = 0; k < state_->copied.size(); ++k) {
-      if (state_->recorded[k] != 0) {
-        detail::report_in_destructor(cudaEventSynchronize(state_->copied[k].get()), "cudaEventSynchronize");
+    detail::staging_state<T> const& state = *state_.get();
+    for (std::size_t k = 0; k < state.copied.size(); ++k) {
+      if (state.recorded[k] != 0) {
+        detail::report_in_destructor(cudaEventSynchronize(state.copied[k].get()), "cudaEventSynchronize");
       }
     }
-    if (state_->outstanding != 0) {
+    if (state.outstanding != 0) {
       static_cast<void>(state_.release());
       try {
         detail::report_in_destructor(usage_error("a umsync::staging_ring was destroyed while some of its slots were "
@@ -254,7 +254,13 @@ class staging_ring {
     state_.reset();
   }
 
-  std::unique_ptr<detail::staging_state<T>> state_;
+  struct delete_state {
+    void operator()(detail::staging_state<T>* state) const noexcept { delete state; }
+  };
+  // An owning pointer without <memory> (std::unique_ptr), whose shared_ptr and atomics cost every
+  // translation unit of the umbrella (docs/compile-cost.md).
+  using state_handle = detail::unique_handle<detail::staging_state<T>*, delete_state>;
+  state_handle state_;
 };
 
 UMSYNC_NAMESPACE_END
