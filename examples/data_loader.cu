@@ -30,6 +30,7 @@
 // Both runs are checked. Exits 0 only if every checksum matches.
 #include "support/example_main.hpp"
 
+#include <umsync/timed_event.hpp>
 #include <umsync/umsync.hpp>
 
 #include <algorithm>

@@ -15,6 +15,7 @@
 // against a host reference computed from fresh random input. Exits 0 only if none was.
 #include "support/example_main.hpp"
 
+#include <umsync/timed_event.hpp>
 #include <umsync/umsync.hpp>
 
 #include <algorithm>

@@ -27,6 +27,7 @@
 #include "support/example_main.hpp"
 
 #include <umsync/library_call.hpp>
+#include <umsync/timed_event.hpp>
 #include <umsync/umsync.hpp>
 
 #include <cublas_v2.h>

@@ -20,6 +20,7 @@
 
 #include <umsync/sync/barrier_plan.hpp>
 #include <umsync/sync/named_barrier.hpp>
+#include <umsync/timed_event.hpp>
 #include <umsync/umsync.hpp>
 
 #include <algorithm>

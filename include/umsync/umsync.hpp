@@ -1,9 +1,10 @@
 // umsync/umsync.hpp: everything public in umsync's host API. Device-side headers (umsync/sync/),
 // the Thrust policy (exec_policy.hpp: it includes Thrust), cuBLAS handles (cublas.hpp), RMM's
 // exceptions (rmm.hpp), NCCL (umsync/nccl/), CUPTI telemetry (umsync/telemetry/) and PyTorch
-// (torch.hpp) are included on their own. pdl.hpp comes with launch.hpp. So are cuda::mr's
-// concepts (memory/resource.hpp: a buffer from an RMM, CCCL or user resource, device_resource_ref),
-// which cost more to compile than the rest of this header's parts together (docs/compile-cost.md).
+// (torch.hpp) are included on their own. pdl.hpp comes with launch.hpp. So are the two host
+// headers that cost the most to compile (docs/compile-cost.md): cuda::mr's concepts
+// (memory/resource.hpp: a buffer from an RMM, CCCL or user resource, device_resource_ref) and
+// timed_event.hpp (<chrono>).
 #pragma once
 
 #include <umsync/bound_handle.hpp>
@@ -43,4 +44,3 @@
 #include <umsync/stream.hpp>
 #include <umsync/stream_edge.hpp>
 #include <umsync/stream_view.hpp>
-#include <umsync/timed_event.hpp>

@@ -10,6 +10,7 @@
 // works only for a header already included (its #pragma once makes it empty there).
 #include <umsync/nccl.hpp>
 #include <umsync/telemetry/doctest_gate.hpp>
+#include <umsync/timed_event.hpp>
 #include <umsync/umsync.hpp>
 
 #include <doctest/doctest.h>
