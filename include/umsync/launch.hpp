@@ -23,6 +23,7 @@
 #include <umsync/config.hpp>
 #include <umsync/detail/debug/checker_hooks.hpp>
 #include <umsync/detail/dependent_false.hpp>
+#include <umsync/detail/indexed_values.hpp>
 #include <umsync/error.hpp>
 #include <umsync/memory/detail/memory_argument.hpp>
 #include <umsync/memory/memory_range.hpp>
@@ -320,25 +321,13 @@ enum class launch_refusal : unsigned char {
   }
 }
 
-/// One converted kernel argument of kernel_values.
-template <std::size_t Index, class T>
-struct kernel_value {
-  T value;
-};
-/// The converted kernel arguments, built in order by aggregate initialization (a std::tuple
-/// without <tuple>).
-template <class Indices, class... T>
-struct kernel_values;
-template <std::size_t... Index, class... T>
-struct kernel_values<std::index_sequence<Index...>, T...> : kernel_value<Index, T>... {};
-
 /// Converts each argument under the memory protocol, then launches.
 template <launch_mode Mode, class Stream, class... Params, class... Args>
 void launch_kernel(Stream const& stream, launch_config const& config, void (*kernel)(Params...), Args&&... args)
 {
   using tag = typename Stream::tag_type;
   using indices = std::index_sequence_for<Params...>;
-  kernel_values<indices, Params...> values{
+  values_of<Params...> values{
       {static_cast<Params>(kernel_argument<tag, Params>(std::forward<Args>(args), stream.get(), config.where))}...};
   void const* const function = reinterpret_cast<void const*>(kernel);
   bool const extended = Mode == launch_mode::dependent || config.cluster.x != 0;
@@ -347,7 +336,7 @@ void launch_kernel(Stream const& stream, launch_config const& config, void (*ker
   }
   [&]<std::size_t... Index>(std::index_sequence<Index...>)
   {
-    void* pointers[] = {static_cast<void*>(&static_cast<kernel_value<Index, Params>&>(values).value)..., nullptr};
+    void* pointers[] = {static_cast<void*>(&value_at<Index>(values))..., nullptr};
     if (!extended) {
       check(cudaLaunchKernel(function, config.grid, config.block, pointers, config.shared_bytes, stream.get()),
             "cudaLaunchKernel", config.where);

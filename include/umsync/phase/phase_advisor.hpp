@@ -26,6 +26,7 @@
 #include <umsync/capture/capture_status.hpp>
 #include <umsync/capture/non_capturing_stream.hpp>
 #include <umsync/config.hpp>
+#include <umsync/detail/indexed_values.hpp>
 #include <umsync/detail/nvtx.hpp>
 #include <umsync/device.hpp>
 #include <umsync/error.hpp>
@@ -41,7 +42,6 @@
 #include <source_location>
 #include <span>
 #include <string>
-#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -113,7 +113,7 @@ class phase_advisor {
 
   /// Applies the preferred locations of the plan (buffers used on one side only) now.
   explicit phase_advisor(phase_options options, Bindings... bindings)
-      : bindings_(bindings...), device_(current_device()), batch_(options.batch)
+      : bindings_{{bindings}...}, device_(current_device()), batch_(options.batch)
   {
     concurrent_ = capabilities(device_).concurrent_managed_access;
     batch_ = batch_ && concurrent_ && batch_managed_calls_supported();
@@ -177,7 +177,7 @@ class phase_advisor {
   {
     // clang-format off
     [&]<std::size_t... I>(std::index_sequence<I...>) {
-      (f.template operator()<I, typename Bindings::buffer, typename Bindings::element_type>(std::get<I>(bindings_)),
+      (f.template operator()<I, typename Bindings::buffer, typename Bindings::element_type>(detail::value_at<I>(bindings_)),
        ...);
     }(std::index_sequence_for<Bindings...>{});
     // clang-format on
@@ -263,7 +263,7 @@ class phase_advisor {
     batch.prefetch(stream, where);  // one range goes by cudaMemPrefetchAsync (see managed_batch)
   }
 
-  std::tuple<Bindings...> bindings_;
+  detail::values_of<Bindings...> bindings_;
   std::array<bool, sizeof...(Bindings)> read_mostly_{};  ///< what this advisor knows is in force
   int device_;
   bool batch_;
@@ -342,7 +342,7 @@ class phase_scope {
     static_assert(plan::template used_in<Phase, Buffer>,
                   "umsync: the phase does not declare an access to this buffer; add uses<Buffer, access> to it");
     if constexpr (plan::template used_in<Phase, Buffer>) {
-      auto& binding = std::get<find<Buffer>()>(advisor_->bindings_);
+      auto& binding = detail::value_at<find<Buffer>()>(advisor_->bindings_);
       using element = typename std::remove_reference_t<decltype(binding)>::element_type;
       using viewed = std::conditional_t<Access::writes, element, element const>;
       if constexpr (Access::side == phase_side::host) {
@@ -358,7 +358,7 @@ class phase_scope {
   template <class Buffer>
   static constexpr std::size_t find() noexcept
   {
-    return []<class... Bindings>(std::tuple<Bindings...> const*) {
+    return []<class Indices, class... Bindings>(detail::indexed_values<Indices, Bindings...> const*) {
       return detail::phases::index_in<Buffer, typename Bindings::buffer...>;
     }(static_cast<decltype(Advisor::bindings_) const*>(nullptr));
   }
