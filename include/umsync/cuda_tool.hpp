@@ -10,8 +10,7 @@
 #pragma once
 
 #include <umsync/config.hpp>
-
-#include <string_view>
+#include <umsync/error.hpp>
 
 #include <unistd.h>  // environ (g++ and clang++ define _GNU_SOURCE for C++)
 
@@ -23,10 +22,10 @@ UMSYNC_NAMESPACE_BEGIN
 [[nodiscard]] inline bool cuda_tool_attached() noexcept
 {
   for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
-    std::string_view const variable(*entry);
-    std::string_view const name = variable.substr(0, variable.find('='));
-    if (name.find("SANITIZER") != std::string_view::npos || name == "CUDA_INJECTION64_PATH" ||
-        (name == "LD_PRELOAD" && variable.find("sanitizer") != std::string_view::npos)) {
+    detail::text_view const variable(*entry);
+    detail::text_view const name = variable.substr(0, variable.find("="));
+    if (name.find("SANITIZER") != detail::text_view::npos || name == "CUDA_INJECTION64_PATH" ||
+        (name == "LD_PRELOAD" && variable.find("sanitizer") != detail::text_view::npos)) {
       return true;
     }
   }

@@ -16,7 +16,7 @@
 #include <umsync/error.hpp>
 
 #include <cstddef>
-#include <string>
+#include <string>  // device_probe::reason()
 #include <vector>
 
 UMSYNC_NAMESPACE_BEGIN

@@ -25,10 +25,7 @@
 #include <umsync/error.hpp>
 #include <umsync/stream_view.hpp>
 
-#include <cstddef>
 #include <source_location>
-#include <string>
-#include <string_view>
 
 UMSYNC_NAMESPACE_BEGIN
 
@@ -53,7 +50,7 @@ enum class capture_status {
 
 /// Throws capture_error naming `operation` when `stream` is capturing (or its capture was
 /// invalidated). Always checks: one cudaStreamIsCapturing call.
-inline void check_not_capturing(cudaStream_t stream, std::string_view operation,
+inline void check_not_capturing(cudaStream_t stream, detail::text_view operation,
                                 std::source_location where = std::source_location::current())
 {
   detail::refuse_in_capture(stream, operation, where);
@@ -61,7 +58,7 @@ inline void check_not_capturing(cudaStream_t stream, std::string_view operation,
 
 /// check_not_capturing in UMSYNC_DEBUG builds; nothing in release builds. For hot paths that
 /// take raw handles or stream_views, where the types cannot tell.
-inline void debug_check_not_capturing(cudaStream_t stream, std::string_view operation,
+inline void debug_check_not_capturing(cudaStream_t stream, detail::text_view operation,
                                       std::source_location where = std::source_location::current())
 {
   if constexpr (debug_build) {

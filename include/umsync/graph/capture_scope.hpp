@@ -37,7 +37,6 @@
 
 #include <cstddef>
 #include <source_location>
-#include <string>
 #include <vector>
 
 UMSYNC_NAMESPACE_BEGIN
@@ -150,7 +149,7 @@ class capture_scope {
       frees += type == cudaGraphNodeTypeMemFree ? 1 : 0;
     }
     if (allocations > frees) {
-      throw usage_error("capture_scope::end(): " + std::to_string(allocations - frees) +
+      throw usage_error("capture_scope::end(): ", allocations - frees,
                         " allocation(s) made during the capture are still live at end(); destroy the "
                         "stream_buffers allocated on a capturing stream before end() (an inner block), so "
                         "their frees are captured too: otherwise they would be freed before the graph ever runs, "
@@ -167,7 +166,7 @@ class capture_scope {
   void require_active(char const* what) const
   {
     if (!active_) [[unlikely]] {
-      throw usage_error(std::string("capture_scope::") + what + " after the capture ended");
+      throw usage_error("capture_scope::", what, " after the capture ended");
     }
   }
 

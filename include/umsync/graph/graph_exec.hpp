@@ -22,8 +22,7 @@
 #include <umsync/stream_view.hpp>
 
 #include <source_location>
-#include <string>
-#include <utility>
+#include <string>  // graph_update_error::describe()
 
 UMSYNC_NAMESPACE_BEGIN
 
@@ -37,9 +36,10 @@ class graph_update_error : public cuda_error {
       : graph_update_error(status, info, describe(info.result), where)
   {}
   /// The same, with umsync's own reason instead of the result's description.
-  graph_update_error(cudaError_t status, cudaGraphExecUpdateResultInfo info, std::string const& reason,
+  graph_update_error(cudaError_t status, cudaGraphExecUpdateResultInfo info, detail::text_view reason,
                      std::source_location where = std::source_location::current())
-      : cuda_error(status, "cudaGraphExecUpdate (" + reason + ")", where), info_(info)
+      : cuda_error(status, detail::compose<detail::message_capacity>("cudaGraphExecUpdate (", reason, ")"), where),
+        info_(info)
   {}
 
   [[nodiscard]] cudaGraphExecUpdateResult result() const noexcept { return info_.result; }

@@ -21,7 +21,6 @@
 
 #include <cstddef>
 #include <source_location>
-#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -128,12 +127,12 @@ class managed_batch {
   static void require_batch_calls(cudaStream_t stream, char const* call, std::source_location const& where)
   {
     if (!batch_managed_calls_supported(where)) {
-      throw managed_memory_unsupported(std::string(call) + " (needs concurrent managed access on every device)",
-                                       current_device(where));
+      throw managed_memory_unsupported(
+          detail::compose<detail::message_capacity>(call, " (needs concurrent managed access on every device)"),
+          current_device(where));
     }
     if (stream == nullptr || stream == cudaStreamLegacy) {
-      throw usage_error(std::string(call) + " on the legacy default stream, which the runtime refuses; use a "
-                                            "umsync::stream");
+      throw usage_error(call, " on the legacy default stream, which the runtime refuses; use a umsync::stream");
     }
     check_not_capturing(stream, call, where);
   }

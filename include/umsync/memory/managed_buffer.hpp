@@ -20,13 +20,9 @@
 #include <umsync/stream_view.hpp>
 
 #include <cstddef>
-#include <limits>
 #include <optional>
 #include <source_location>
-#include <stdexcept>
-#include <string>
 #include <type_traits>
-#include <utility>
 
 UMSYNC_NAMESPACE_BEGIN
 
@@ -147,8 +143,8 @@ class managed_buffer {
                 std::source_location where = std::source_location::current()) const
   {
     if (first > size() || count > size() - first) {
-      throw out_of_range("prefetch of elements [" + std::to_string(first) + ", " + std::to_string(first) + " + " +
-                         std::to_string(count) + ") of a managed_buffer of " + std::to_string(size()));
+      throw out_of_range("prefetch of elements [", first, ", ", first, " + ", count, ") of a managed_buffer of ",
+                         size());
     }
     detail::prefetch_range(data() + first, count * sizeof(T), to, stream, where);
   }

@@ -26,8 +26,7 @@
 #include <cstddef>
 #include <optional>
 #include <source_location>
-#include <string>
-#include <type_traits>
+#include <string>  // managed_location::describe()
 
 UMSYNC_NAMESPACE_BEGIN
 
@@ -36,8 +35,8 @@ UMSYNC_NAMESPACE_BEGIN
 /// program must check for, named with the feature and the device.
 class managed_memory_unsupported : public usage_error {
  public:
-  managed_memory_unsupported(std::string const& feature, int device)
-      : usage_error("device " + std::to_string(device) + " does not support " + feature), device_(device)
+  managed_memory_unsupported(detail::text_view feature, int device)
+      : usage_error("device ", device, " does not support ", feature), device_(device)
   {}
   [[nodiscard]] int device() const noexcept { return device_; }
 
@@ -157,8 +156,10 @@ Value range_attribute(void const* memory, std::size_t bytes, cudaMemRangeAttribu
                       std::source_location const& where)
 {
   Value value{};
-  check(cudaMemRangeGetAttribute(&value, sizeof value, attribute, memory, bytes),
-        "cudaMemRangeGetAttribute(attribute " + std::to_string(static_cast<int>(attribute)) + ")", where);
+  cudaError_t const status = cudaMemRangeGetAttribute(&value, sizeof value, attribute, memory, bytes);
+  if (status != cudaSuccess) [[unlikely]] {  // the call's text is composed only for the error
+    check(status, compose<64>("cudaMemRangeGetAttribute(attribute ", static_cast<int>(attribute), ")"), where);
+  }
   return value;
 }
 

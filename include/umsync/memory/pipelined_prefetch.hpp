@@ -26,14 +26,13 @@
 
 #include <cstddef>
 #include <source_location>
-#include <stdexcept>
 
 UMSYNC_NAMESPACE_BEGIN
 
 /// Prefetches `buffer` to `to` in chunks of `chunk_elements` on `copy`, and for each chunk calls
 /// `consume(chunk_span, compute_view)` once `compute` has been made to wait for that chunk.
 /// `consume` queues work on the compute stream only. Returns the number of chunks.
-/// `chunk_elements` == 0 throws std::invalid_argument; the streams must differ (usage_error),
+/// `chunk_elements` == 0 throws invalid_argument; the streams must differ (usage_error),
 /// or there is nothing to overlap.
 template <class T, stream_handle CopyStream, stream_handle ComputeStream, class Consume>
 std::size_t prefetch_pipelined(managed_buffer<T>& buffer, managed_location to, CopyStream const& copy,

@@ -25,10 +25,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <source_location>
-#include <stdexcept>
-#include <string>
-#include <string_view>
-#include <utility>
+#include <string>  // allocation_token::to_text()
 
 #include <unistd.h>
 
@@ -96,13 +93,13 @@ struct allocation_token {
     }
     return text;
   }
-  /// Parses to_text()'s output; throws std::invalid_argument on anything else.
-  [[nodiscard]] static allocation_token from_text(std::string_view text)
+  /// Parses to_text()'s output; throws invalid_argument on anything else.
+  [[nodiscard]] static allocation_token from_text(detail::text_view text)
   {
     allocation_token token;
     if (text.size() != 2 * sizeof token.data.reserved) {
-      throw invalid_argument("an allocation token is " + std::to_string(2 * sizeof token.data.reserved) +
-                             " hex digits, got " + std::to_string(text.size()));
+      throw invalid_argument("an allocation token is ", 2 * sizeof token.data.reserved, " hex digits, got ",
+                             text.size());
     }
     auto digit = [](char c) -> int {
       if (c >= '0' && c <= '9') return c - '0';

@@ -26,9 +26,7 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
 #include <source_location>
-#include <string>
 #include <type_traits>
 
 UMSYNC_NAMESPACE_BEGIN

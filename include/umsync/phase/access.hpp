@@ -9,11 +9,10 @@
 #pragma once
 
 #include <umsync/config.hpp>
+#include <umsync/error.hpp>
 
 #include <concepts>
 #include <cstddef>
-#include <string>
-#include <string_view>
 #include <type_traits>
 
 UMSYNC_NAMESPACE_BEGIN
@@ -87,25 +86,31 @@ concept has_name = requires {
 };
 // clang-format on
 
-/// A tag's name for plans: its `static constexpr char const* name`, else the type's spelling.
+/// A tag's name for plans and messages: its `static constexpr char const* name`, else the type's
+/// spelling. Views static storage (the name, or this function's __PRETTY_FUNCTION__), so it
+/// stays valid; phase_plan.hpp's name_of copies it into a std::string for the plan's text.
 template <class T>
-std::string name_of()
+text_view name_text_of() noexcept
 {
   if constexpr (has_name<T>) {
-    return T::name;
+    return text_view(static_cast<char const*>(T::name));
   } else {
-    std::string_view const function = __PRETTY_FUNCTION__;  // "... [with T = forward; ...]"
+    text_view const function = __PRETTY_FUNCTION__;  // "... [with T = forward; ...]"
     std::size_t const start = function.find("T = ");
-    if (start == std::string_view::npos) {
-      return std::string(function);
+    if (start == text_view::npos) {
+      return function;
     }
-    std::size_t const end = function.find_first_of(";]", start);
-    std::string name(function.substr(start + 4, end - start - 4));
+    std::size_t end = start;  // the first ';' or ']' after the type, or the end
+    while (end < function.size() && function[end] != ';' && function[end] != ']') {
+      ++end;
+    }
+    text_view name = function.substr(start + 4, end - start - 4);
     // Anonymous namespaces read "{anonymous}::" (g++) or, after nvcc's front end, "_GLOBAL__N__<id>::".
-    for (std::string_view const prefix : {"{anonymous}::", "(anonymous namespace)::", "_GLOBAL__N_"}) {
+    constexpr text_view anonymous[] = {"{anonymous}::", "(anonymous namespace)::", "_GLOBAL__N_"};
+    for (text_view const prefix : anonymous) {
       if (name.starts_with(prefix)) {
         std::size_t const scope = name.find("::");
-        name.erase(0, scope == std::string::npos ? prefix.size() : scope + 2);
+        name.remove_prefix(scope == text_view::npos ? prefix.size() : scope + 2);
       }
     }
     return name;

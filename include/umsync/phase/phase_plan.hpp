@@ -15,10 +15,11 @@
 #pragma once
 
 #include <umsync/config.hpp>
+#include <umsync/error.hpp>
 #include <umsync/phase/access.hpp>
 
 #include <cstddef>
-#include <string>
+#include <string>  // describe()
 #include <type_traits>
 #include <vector>
 
@@ -39,6 +40,14 @@ struct phase_named<Name, First, Rest...> {
 template <class Name, class... Phases>
 inline constexpr std::size_t count_phases = (std::size_t{0} + ... +
                                              (std::is_same_v<typename Phases::name, Name> ? 1 : 0));
+
+/// name_text_of<T>() as a std::string, for the plan's text.
+template <class T>
+std::string name_of()
+{
+  text_view const name = name_text_of<T>();
+  return std::string(name.data(), name.size());
+}
 
 inline char const* side_name(phase_side side) noexcept
 {
