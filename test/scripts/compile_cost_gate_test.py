@@ -2,23 +2,25 @@
 """The compile-cost gate (ctest host.compile_cost): the common path's lean includes stay within
 their budget, and the device-side headers stay off the host's common path.
 
-    python3 test/scripts/compile_cost_gate_test.py [--nvcc PATH] [--budget RATIO] [--repeat N]
+    python3 test/scripts/compile_cost_gate_test.py [--nvcc PATH] [--budget RATIO] [--umbrella-budget RATIO] [--repeat N]
 
 1. No header reached from the lean includes (stream, event, stream_buffer, stream_edge,
    launch) or from umsync.hpp is a device-side header (umsync/sync/: clusters, transaction
    barriers, bulk copies, proxies, pipelines and the rest), nor does either include cuda::mr's
    concepts (memory/resource.hpp). Read from the #include lines; no compiler.
 2. scripts/tools/compile_cost/umsync_lean.cu (the lean includes) costs at most --budget times
-   scripts/tools/compile_cost/raw.cu, in nvcc CPU time, best of --repeat compiles of each, interleaved
-   in one run (scripts/tools/compile_cost/compile_cost.py --budget), so that the machine's speed and load cancel.
+   scripts/tools/compile_cost/raw.cu, and umsync_all.cu (the umbrella) at most --umbrella-budget
+   times, in nvcc CPU time, best of --repeat compiles of each, interleaved in one run
+   (scripts/tools/compile_cost/compile_cost.py --budget), so that the machine's speed and load cancel.
 
-The budget (default 2.6) is today's ratio on the 2-core development machine (1.9x, best of 3,
-docs/compile-cost.md) plus 0.7 for noise: there, shared with other builds, the best-of-3 ratio
-of the same headers moved by up to about 0.3 between runs (raw, the denominator, slows more than
-the others under load), and a CI machine's cores and compilers differ, so the margin is twice
-that. The target is 1.5x; lower the budget with each step that lands. A rise beyond the margin is
-what the gate catches: error.hpp's <string> and <stdexcept> were about 0.9x of the common path,
-cuda::mr's concepts about 0.9x, <functional> or <chrono> about 0.3-0.5x each.
+Each budget is today's ratio on the 2-core development machine (best of 3, docs/compile-cost.md:
+the lean includes 1.8x, the umbrella 3.3x) plus 0.7 for noise: there, shared with other builds,
+the best-of-3 ratio of the same headers moved by up to about 0.3 between runs (raw, the
+denominator, slows more than the others under load), and a CI machine's cores and compilers
+differ, so the margin is twice that. The targets are 1.5x and 2.0x; lower the budgets with each
+step that lands. A rise beyond the margin is what the gate catches: error.hpp's <string> and
+<stdexcept> were about 0.9x of the common path, cuda::mr's concepts about 0.9x of it and 1.4x of
+the umbrella, <chrono> about 0.5x of the umbrella.
 """
 import argparse
 import os
@@ -75,7 +77,9 @@ def check_layers():
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--nvcc", help="nvcc to use (default: as scripts/tools/compile_cost/compile_cost.py finds it)")
-    parser.add_argument("--budget", type=float, default=2.6, help="most CPU time of umsync_lean over raw (2.6)")
+    parser.add_argument("--budget", type=float, default=2.5, help="most CPU time of umsync_lean over raw (2.5)")
+    parser.add_argument("--umbrella-budget", type=float, default=4.0,
+                        help="most CPU time of umsync_all (umsync.hpp) over raw (4.0)")
     parser.add_argument("--repeat", type=int, default=3, help="compiles of each program (3)")
     args = parser.parse_args()
 
@@ -86,13 +90,15 @@ def main():
         return 1
     print("compile-cost gate: no device-side header and no resource concepts on the common path or in umsync.hpp")
 
-    command = [sys.executable, os.path.join(ROOT, "scripts", "tools", "compile_cost", "compile_cost.py"), "--only", "raw,umsync_lean",
-               "--repeat", str(args.repeat), "--no-lines", "--budget", f"umsync_lean={args.budget}"]
+    command = [sys.executable, os.path.join(ROOT, "scripts", "tools", "compile_cost", "compile_cost.py"), "--only",
+               "raw,umsync_lean,umsync_all", "--repeat", str(args.repeat), "--no-lines", "--budget",
+               f"umsync_lean={args.budget}", "--budget", f"umsync_all={args.umbrella_budget}"]
     if args.nvcc:
         command += ["--nvcc", args.nvcc]
     result = subprocess.run(command)
     if result.returncode == 2:
-        print(f"compile-cost gate: the lean includes cost more than {args.budget}x a raw CUDA program; see "
+        print(f"compile-cost gate: the lean includes cost more than {args.budget}x a raw CUDA program, or "
+              f"umsync.hpp more than {args.umbrella_budget}x; see "
               "docs/compile-cost.md for what each header costs and scripts/tools/compile_cost/compile_cost.py --per-header to find "
               "the step", file=sys.stderr)
     return result.returncode
