@@ -25,6 +25,7 @@
 #include <exception>
 #include <random>
 #include <span>
+#include <string>
 #include <utility>
 #include <vector>
 

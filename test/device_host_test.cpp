@@ -2,6 +2,8 @@
 #include <doctest/doctest.h>
 #include <umsync/device.hpp>
 
+#include <string>
+
 TEST_CASE("no-device statuses are the ones a machine without a GPU or driver answers")
 {
   CHECK(umsync::is_no_device_error(cudaErrorNoDevice));

@@ -9,6 +9,7 @@
 
 #include <cstdio>
 #include <exception>
+#include <string>
 
 namespace umsync_example {
 

@@ -13,10 +13,10 @@
 #include <umsync/detail/capture_check.hpp>
 #include <umsync/detail/debug/checker_hooks.hpp>
 #include <umsync/detail/driver_entry.hpp>
+#include <umsync/detail/returned_string.hpp>
 #include <umsync/error.hpp>
 
 #include <cstddef>
-#include <string>  // device_probe::reason()
 #include <vector>
 
 UMSYNC_NAMESPACE_BEGIN
@@ -34,13 +34,16 @@ struct device_probe {
   int count = 0;                     ///< usable devices
   cudaError_t status = cudaSuccess;  ///< why count is 0, if it is
   [[nodiscard]] bool usable() const noexcept { return count > 0; }
-  /// One line for logs and skipped tests: "2 CUDA devices" or the reason there are none.
-  [[nodiscard]] std::string reason() const
+  /// One line for logs and skipped tests: "2 CUDA devices" or the reason there are none. A
+  /// std::string: needs <string> where it is called (detail/returned_string.hpp).
+  template <class String = std::string>
+  [[nodiscard]] auto reason() const
   {
     if (usable()) {
-      return std::to_string(count) + " CUDA device" + (count == 1 ? "" : "s");
+      return detail::returned_string<String>(count, " CUDA device", count == 1 ? "" : "s");
     }
-    return std::string("no usable CUDA device (cudaGetDeviceCount: ") + cudaGetErrorName(status) + ")";
+    return detail::returned_string<String>("no usable CUDA device (cudaGetDeviceCount: ", cudaGetErrorName(status),
+                                           ")");
   }
 };
 

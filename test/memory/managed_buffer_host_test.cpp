@@ -7,6 +7,7 @@
 #include <umsync/memory/step_buffer.hpp>
 
 #include <cstdint>
+#include <string>
 #include <type_traits>
 #include <utility>
 

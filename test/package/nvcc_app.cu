@@ -3,6 +3,7 @@
 #include <umsync/umsync.hpp>
 
 #include <cstdio>
+#include <string>
 
 static_assert(__cplusplus >= 202002L, "the documented command line must give C++20 to nvcc");
 

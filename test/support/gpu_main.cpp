@@ -9,6 +9,7 @@
 
 #include <cstdio>
 #include <cstdlib>  // getenv, setenv
+#include <string>
 #include <string_view>
 
 namespace {

@@ -16,13 +16,13 @@
 #pragma once
 
 #include <umsync/config.hpp>
+#include <umsync/detail/returned_string.hpp>
 #include <umsync/detail/unique_handle.hpp>
 #include <umsync/error.hpp>
 #include <umsync/graph/graph.hpp>
 #include <umsync/stream_view.hpp>
 
 #include <source_location>
-#include <string>  // graph_update_error::describe()
 
 UMSYNC_NAMESPACE_BEGIN
 
@@ -33,7 +33,7 @@ class graph_update_error : public cuda_error {
  public:
   graph_update_error(cudaError_t status, cudaGraphExecUpdateResultInfo info,
                      std::source_location where = std::source_location::current())
-      : graph_update_error(status, info, describe(info.result), where)
+      : graph_update_error(status, info, reason_of(info.result), where)
   {}
   /// The same, with umsync's own reason instead of the result's description.
   graph_update_error(cudaError_t status, cudaGraphExecUpdateResultInfo info, detail::text_view reason,
@@ -50,7 +50,16 @@ class graph_update_error : public cuda_error {
   /// The node of the new graph that could not be matched (may be null, see CUDA's docs).
   [[nodiscard]] cudaGraphNode_t error_node() const noexcept { return info_.errorNode; }
 
-  static std::string describe(cudaGraphExecUpdateResult result)
+  /// What `result` means, in words. A std::string: needs <string> where it is called
+  /// (detail/returned_string.hpp).
+  template <class String = std::string>
+  [[nodiscard]] static auto describe(cudaGraphExecUpdateResult result)
+  {
+    return detail::returned_string<String>(reason_of(result));
+  }
+
+ private:
+  static char const* reason_of(cudaGraphExecUpdateResult result) noexcept
   {
     switch (result) {
       case cudaGraphExecUpdateSuccess: return "success";
@@ -68,7 +77,6 @@ class graph_update_error : public cuda_error {
     return "update failed";
   }
 
- private:
   cudaGraphExecUpdateResultInfo info_;
 };
 

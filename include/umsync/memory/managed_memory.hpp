@@ -16,6 +16,7 @@
 #include <umsync/capture/capture_status.hpp>
 #include <umsync/capture/non_capturing_stream.hpp>
 #include <umsync/config.hpp>
+#include <umsync/detail/returned_string.hpp>
 #include <umsync/device.hpp>
 #include <umsync/error.hpp>
 #include <umsync/memory/memory_range.hpp>
@@ -26,7 +27,6 @@
 #include <cstddef>
 #include <optional>
 #include <source_location>
-#include <string>  // managed_location::describe()
 
 UMSYNC_NAMESPACE_BEGIN
 
@@ -57,7 +57,13 @@ class managed_location {
   {
     return is_host() ? cudaMemLocation{cudaMemLocationTypeHost, 0} : cudaMemLocation{cudaMemLocationTypeDevice, id_};
   }
-  [[nodiscard]] std::string describe() const { return is_host() ? "host" : "device " + std::to_string(id_); }
+  /// "host" or "device N". A std::string: needs <string> where it is called
+  /// (detail/returned_string.hpp).
+  template <class String = std::string>
+  [[nodiscard]] auto describe() const
+  {
+    return is_host() ? detail::returned_string<String>("host") : detail::returned_string<String>("device ", id_);
+  }
 
   friend constexpr bool operator==(managed_location, managed_location) noexcept = default;
 

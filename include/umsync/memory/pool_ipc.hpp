@@ -16,6 +16,7 @@
 
 #include <umsync/config.hpp>
 #include <umsync/detail/debug/checker_hooks.hpp>
+#include <umsync/detail/returned_string.hpp>
 #include <umsync/detail/unique_handle.hpp>
 #include <umsync/error.hpp>
 #include <umsync/memory/memory_pool.hpp>
@@ -25,7 +26,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <source_location>
-#include <string>  // allocation_token::to_text()
 
 #include <unistd.h>
 
@@ -83,15 +83,18 @@ class file_descriptor {
 struct allocation_token {
   cudaMemPoolPtrExportData data{};
 
-  [[nodiscard]] std::string to_text() const
+  /// The token as lowercase hex digits. A std::string: needs <string> where it is called
+  /// (detail/returned_string.hpp).
+  template <class String = std::string>
+  [[nodiscard]] auto to_text() const
   {
-    std::string text;
-    for (unsigned char byte : data.reserved) {
-      char hex[3];
-      std::snprintf(hex, sizeof hex, "%02x", byte);
-      text += hex;
-    }
-    return text;
+    return detail::string_from<String>([this](auto& text) {
+      for (unsigned char byte : data.reserved) {
+        char hex[3];
+        std::snprintf(hex, sizeof hex, "%02x", byte);
+        text.append(hex, 2);
+      }
+    });
   }
   /// Parses to_text()'s output; throws invalid_argument on anything else.
   [[nodiscard]] static allocation_token from_text(detail::text_view text)

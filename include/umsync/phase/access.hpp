@@ -123,6 +123,7 @@ text_view name_text_of() noexcept
 template <class Name, class... Uses>
 struct phase {
   using name = Name;
+  static constexpr std::size_t use_count = sizeof...(Uses);
   static_assert(((detail::phases::count_uses<typename Uses::buffer, Uses...> == 1) && ...),
                 "umsync: a phase declares each buffer's access once");
 

@@ -28,6 +28,7 @@
 #include <umsync/config.hpp>
 #include <umsync/detail/indexed_values.hpp>
 #include <umsync/detail/nvtx.hpp>
+#include <umsync/detail/returned_string.hpp>
 #include <umsync/device.hpp>
 #include <umsync/error.hpp>
 #include <umsync/memory/managed_batch.hpp>
@@ -41,7 +42,6 @@
 #include <cstddef>
 #include <source_location>
 #include <span>
-#include <string>
 #include <type_traits>
 #include <utility>
 
@@ -141,27 +141,31 @@ class phase_advisor {
                   "capture_scope::end()");
     check_not_capturing(stream.get(), "phase entry (cudaMemAdvise, cudaMemPrefetchAsync)", where);
     if (in_phase_) {
-      throw usage_error("entering phase " + detail::phases::name_of<Phase>() + " while phase " + active_ +
+      throw usage_error("entering phase ", detail::phases::name_text_of<Phase>(), " while phase ", active_,
                         " is still in force; let its scope end first (phase scopes do not nest)");
     }
     detail::nvtx_opening<detail::nvtx_words::phase, Phase> range;  // popped by ~phase_scope
     apply<Phase>(stream_view<>{stream.get()}, where);
     in_phase_ = true;
-    active_ = detail::phases::name_of<Phase>();
+    active_ = detail::phases::name_text_of<Phase>();
     guard_read_only<Phase>(true, where);
     range.keep();
     return phase_scope<phase_advisor, Phase>(*this, stream.get());
   }
 
-  /// The plan in words for this device, and how prefetches are issued.
-  [[nodiscard]] std::string describe() const
+  /// The plan in words for this device, and how prefetches are issued. A std::string: needs
+  /// <string> where it is called (detail/returned_string.hpp).
+  template <class String = std::string>
+  [[nodiscard]] auto describe() const
   {
-    std::string text = Plan::describe("device " + std::to_string(device_));
-    text += !concurrent_ ? "prefetch: none (the device has no concurrent managed access)\n"
-            : batch_     ? "prefetch: one cudaMemPrefetchBatchAsync per phase entry (cudaMemPrefetchAsync when it "
-                           "moves one buffer)\n"
-                         : "prefetch: one cudaMemPrefetchAsync per buffer\n";
-    return text;
+    return detail::string_from<String>([this](auto& text) {
+      text.append(Plan::template describe<String>(detail::compose<32>("device ", device_)));
+      detail::append_to_string(
+          text, !concurrent_ ? "prefetch: none (the device has no concurrent managed access)\n"
+                : batch_     ? "prefetch: one cudaMemPrefetchBatchAsync per phase entry (cudaMemPrefetchAsync when "
+                               "it moves one buffer)\n"
+                             : "prefetch: one cudaMemPrefetchAsync per buffer\n");
+    });
   }
 
   /// True when phase entries prefetch with one batch call.
@@ -198,9 +202,9 @@ class phase_advisor {
             return;
           }
           detail::debug::note_read_only_begin(binding.memory->data(), binding.memory->size_bytes(), [&] {
-            return detail::compose<detail::message_capacity>("phase ", detail::phases::name_of<Phase>(),
+            return detail::compose<detail::message_capacity>("phase ", detail::phases::name_text_of<Phase>(),
                                                              " (entered at ", where, ") declared buffer ",
-                                                             detail::phases::name_of<Buffer>(), " read-only");
+                                                             detail::phases::name_text_of<Buffer>(), " read-only");
           });
         }
       });
@@ -269,7 +273,7 @@ class phase_advisor {
   bool batch_;
   bool concurrent_ = false;
   bool in_phase_ = false;
-  std::string active_;
+  detail::text_view active_;  ///< the phase in force (its name views static storage)
 };
 
 template <class Plan, class... Buffers, class... T>

@@ -15,13 +15,12 @@
 #pragma once
 
 #include <umsync/config.hpp>
+#include <umsync/detail/returned_string.hpp>
 #include <umsync/error.hpp>
 #include <umsync/phase/access.hpp>
 
 #include <cstddef>
-#include <string>  // describe()
 #include <type_traits>
-#include <vector>
 
 UMSYNC_NAMESPACE_BEGIN
 
@@ -40,14 +39,6 @@ struct phase_named<Name, First, Rest...> {
 template <class Name, class... Phases>
 inline constexpr std::size_t count_phases = (std::size_t{0} + ... +
                                              (std::is_same_v<typename Phases::name, Name> ? 1 : 0));
-
-/// name_text_of<T>() as a std::string, for the plan's text.
-template <class T>
-std::string name_of()
-{
-  text_view const name = name_text_of<T>();
-  return std::string(name.data(), name.size());
-}
 
 inline char const* side_name(phase_side side) noexcept
 {
@@ -103,39 +94,51 @@ struct phase_plan {
   }();
 
   /// The plan in words, one line per decision: preferred locations, then per phase what is
-  /// advised and where each buffer is prefetched. `device` names the device in the text.
-  [[nodiscard]] static std::string describe(std::string const& device = "device")
+  /// advised and where each buffer is prefetched. `device` names the device in the text. A
+  /// std::string: needs <string> where it is called (detail/returned_string.hpp).
+  template <class String = std::string>
+  [[nodiscard]] static auto describe(detail::text_view device = "device")
   {
-    std::string text = "phase plan (" + std::to_string(sizeof...(Phases)) + " phases)\n";
-    text += "preferred location, set once:\n";
-    std::vector<std::string> seen;
-    auto const place = [&](phase_side side) { return side == phase_side::device ? device : std::string("host"); };
-    (Phases::for_each_use([&]<class Buffer, class Access>() {
-       std::string const name = detail::phases::name_of<Buffer>();
-       for (std::string const& s : seen) {
-         if (s == name) {
-           return;
-         }
-       }
-       seen.push_back(name);
-       phase_side const side = preferred_side<Buffer>;
-       text += "  " + name + ": " +
-               (side == phase_side::none ? std::string("none (used on device and host)") : place(side)) + "\n";
-     }),
-     ...);
-    (describe_phase<Phases>(text, place), ...);
-    return text;
+    return detail::string_from<String>([device](auto& text) { write_description(text, device); });
   }
 
  private:
-  template <class Phase, class Place>
-  static void describe_phase(std::string& text, Place const& place)
+  template <class String>
+  static void write_description(String& text, detail::text_view device)
+  {
+    using detail::text_view;
+    detail::append_to_string(text, "phase plan (", sizeof...(Phases), " phases)\npreferred location, set once:\n");
+    auto const place = [device](phase_side side) { return side == phase_side::device ? device : text_view("host"); };
+    // Each buffer once, at its first use; names view static storage (name_text_of).
+    constexpr std::size_t uses = (std::size_t{0} + ... + Phases::use_count);
+    text_view seen[uses > 0 ? uses : 1];
+    std::size_t seen_count = 0;
+    (Phases::for_each_use([&]<class Buffer, class Access>() {
+       text_view const name = detail::phases::name_text_of<Buffer>();
+       for (std::size_t i = 0; i < seen_count; ++i) {
+         if (seen[i] == name) {
+           return;
+         }
+       }
+       seen[seen_count++] = name;
+       phase_side const side = preferred_side<Buffer>;
+       detail::append_to_string(text, "  ", name, ": ",
+                                side == phase_side::none ? text_view("none (used on device and host)") : place(side),
+                                "\n");
+     }),
+     ...);
+    (describe_phase<Phases>(text, place), ...);
+  }
+
+  template <class Phase, class String, class Place>
+  static void describe_phase(String& text, Place const& place)
   {
     using name = typename Phase::name;
-    text += "phase " + detail::phases::name_of<name>() + ":\n";
+    detail::append_to_string(text, "phase ", detail::phases::name_text_of<name>(), ":\n");
     Phase::for_each_use([&]<class Buffer, class Access>() {
-      text += "  " + detail::phases::name_of<Buffer>() + " (" + Access::name + "): read-mostly " +
-              (read_mostly_in<name, Buffer> ? "on" : "off") + ", prefetch to " + place(Access::side) + "\n";
+      detail::append_to_string(text, "  ", detail::phases::name_text_of<Buffer>(), " (", Access::name,
+                               "): read-mostly ", read_mostly_in<name, Buffer> ? "on" : "off", ", prefetch to ",
+                               place(Access::side), "\n");
     });
   }
 };

@@ -3,6 +3,7 @@
 
 #include <concepts>
 #include <cstdio>
+#include <string>
 
 static_assert(__cplusplus >= 202002L, "the umsync target must give C++20 to nvcc");
 static_assert(!umsync::debug_build, "umsync::umsync alone must not turn on UMSYNC_DEBUG");

@@ -10,6 +10,7 @@
 #include <cuda/version>
 
 #include <cstdio>
+#include <string>
 
 static_assert(__cplusplus >= 202002L, "the umsync target must give C++20 to nvcc");
 static_assert(umsync::debug_build, "umsync::debug with umsync::rmm must define UMSYNC_DEBUG");
