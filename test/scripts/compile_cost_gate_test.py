@@ -14,7 +14,7 @@ their budget, and the device-side headers stay off the host's common path.
    (scripts/tools/compile_cost/compile_cost.py --budget), so that the machine's speed and load cancel.
 
 Each budget is today's ratio on the 2-core development machine (best of 3, docs/compile-cost.md:
-the lean includes 1.8x, the umbrella 3.3x) plus 0.7 for noise: there, shared with other builds,
+the lean includes 1.8x, the umbrella 2.8x) plus 0.7 for noise: there, shared with other builds,
 the best-of-3 ratio of the same headers moved by up to about 0.3 between runs (raw, the
 denominator, slows more than the others under load), and a CI machine's cores and compilers
 differ, so the margin is twice that. The targets are 1.5x and 2.0x; lower the budgets with each
@@ -78,8 +78,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--nvcc", help="nvcc to use (default: as scripts/tools/compile_cost/compile_cost.py finds it)")
     parser.add_argument("--budget", type=float, default=2.5, help="most CPU time of umsync_lean over raw (2.5)")
-    parser.add_argument("--umbrella-budget", type=float, default=4.0,
-                        help="most CPU time of umsync_all (umsync.hpp) over raw (4.0)")
+    parser.add_argument("--umbrella-budget", type=float, default=3.5,
+                        help="most CPU time of umsync_all (umsync.hpp) over raw (3.5)")
     parser.add_argument("--repeat", type=int, default=3, help="compiles of each program (3)")
     args = parser.parse_args()
 
