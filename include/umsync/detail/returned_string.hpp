@@ -2,8 +2,7 @@
 // (device_probe::reason(), managed_location::describe(), allocation_token::to_text(),
 // graph_update_error::describe(), the phase plans' describe()), without <string> in umsync's
 // headers: each is a function template whose String defaults to std::string, so <string> is
-// needed only where one is called. <string> alone was about a fifth of umsync.hpp's compile
-// cost (docs/compile-cost.md).
+// needed only where one is called (what that saves: docs/compile-cost.md).
 #pragma once
 
 #include <umsync/config.hpp>
