@@ -1,7 +1,7 @@
 // umsync/detail/heap_array.hpp: the one growable array umsync keeps and returns (graph nodes and
 // edges, a batch's entries, a capture's forks, the device table, a staging ring's slots), in
-// place of std::vector: <vector> alone was about a fifth of umsync.hpp's compile cost, most of it
-// vector<bool> and the allocator machinery umsync does not use (docs/compile-cost.md).
+// place of std::vector, whose header (vector<bool>, the allocator machinery) umsync.hpp paid for
+// in every translation unit (docs/compile-cost.md).
 //
 // What std::vector does that umsync needs, and no more: elements in one block on the heap
 // (::operator new, so a failed allocation is std::bad_alloc as for std::vector), appended in
