@@ -13,11 +13,11 @@
 #include <umsync/detail/capture_check.hpp>
 #include <umsync/detail/debug/checker_hooks.hpp>
 #include <umsync/detail/driver_entry.hpp>
+#include <umsync/detail/heap_array.hpp>
 #include <umsync/detail/returned_string.hpp>
 #include <umsync/error.hpp>
 
 #include <cstddef>
-#include <vector>
 
 UMSYNC_NAMESPACE_BEGIN
 
@@ -141,10 +141,10 @@ inline device_capabilities query_capabilities(int ordinal, std::source_location 
   // Every device's, read at the first call. A function-local static is initialised once and
   // thread-safely, and again at the next call when reading failed: no <mutex> or <map>, which
   // cost more to compile than this whole header otherwise (docs/compile-cost.md).
-  static std::vector<device_capabilities> const all = [&] {
+  static detail::heap_array<device_capabilities> const all = [&] {
     int count = 0;
     check(cudaGetDeviceCount(&count), "cudaGetDeviceCount", where);
-    std::vector<device_capabilities> read;
+    detail::heap_array<device_capabilities> read;
     for (int device = 0; device < count; ++device) {
       read.push_back(detail::query_capabilities(device, where));
     }

@@ -28,6 +28,7 @@
 #include <umsync/capture/capture_mode.hpp>
 #include <umsync/capture/capturing_stream.hpp>
 #include <umsync/config.hpp>
+#include <umsync/detail/heap_array.hpp>
 #include <umsync/detail/nvtx.hpp>
 #include <umsync/error.hpp>
 #include <umsync/event.hpp>
@@ -37,7 +38,6 @@
 
 #include <cstddef>
 #include <source_location>
-#include <vector>
 
 UMSYNC_NAMESPACE_BEGIN
 
@@ -218,7 +218,7 @@ class capture_scope {
   cudaStream_t origin_;
   capture_mode mode_;
   event edge_event_;
-  std::vector<cudaStream_t> forks_;
+  detail::heap_array<cudaStream_t> forks_;
   bool active_ = false;
 };
 

@@ -10,13 +10,13 @@
 #pragma once
 
 #include <umsync/config.hpp>
+#include <umsync/detail/heap_array.hpp>
 #include <umsync/detail/unique_handle.hpp>
 #include <umsync/error.hpp>
 
 #include <cstddef>
 #include <source_location>
 #include <utility>
-#include <vector>
 
 UMSYNC_NAMESPACE_BEGIN
 
@@ -42,11 +42,14 @@ class graph {
   /// The raw handle; throws usage_error on a moved-from graph.
   [[nodiscard]] cudaGraph_t get() const { return handle_.get_or_throw("umsync::graph"); }
 
-  [[nodiscard]] std::vector<cudaGraphNode_t> nodes(std::source_location where = std::source_location::current()) const
+  /// The graph's nodes, as an array (detail/heap_array.hpp: size(), operator[], begin() and
+  /// end() as pointers; `std::vector(a.begin(), a.end())` copies it into a vector).
+  [[nodiscard]] detail::heap_array<cudaGraphNode_t> nodes(
+      std::source_location where = std::source_location::current()) const
   {
     std::size_t count = 0;
     check(cudaGraphGetNodes(get(), nullptr, &count), "cudaGraphGetNodes", where);
-    std::vector<cudaGraphNode_t> result(count);
+    detail::heap_array<cudaGraphNode_t> result(count);
     if (count != 0) {
       check(cudaGraphGetNodes(get(), result.data(), &count), "cudaGraphGetNodes", where);
       result.resize(count);
@@ -82,17 +85,18 @@ class graph {
     return false;
   }
 
-  [[nodiscard]] std::vector<graph_edge> edges(std::source_location where = std::source_location::current()) const
+  /// The graph's edges, each from one node to another, as an array like nodes()'s.
+  [[nodiscard]] detail::heap_array<graph_edge> edges(std::source_location where = std::source_location::current()) const
   {
     std::size_t count = 0;
     check(cudaGraphGetEdges(get(), nullptr, nullptr, nullptr, &count), "cudaGraphGetEdges", where);
-    std::vector<cudaGraphNode_t> from(count);
-    std::vector<cudaGraphNode_t> to(count);
-    std::vector<cudaGraphEdgeData> data(count);
+    detail::heap_array<cudaGraphNode_t> from(count);
+    detail::heap_array<cudaGraphNode_t> to(count);
+    detail::heap_array<cudaGraphEdgeData> data(count);
     if (count != 0) {
       check(cudaGraphGetEdges(get(), from.data(), to.data(), data.data(), &count), "cudaGraphGetEdges", where);
     }
-    std::vector<graph_edge> result;
+    detail::heap_array<graph_edge> result;
     result.reserve(count);
     for (std::size_t i = 0; i < count; ++i) {
       result.push_back({from[i], to[i]});

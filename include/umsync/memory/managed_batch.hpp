@@ -14,6 +14,7 @@
 #include <umsync/capture/capture_status.hpp>
 #include <umsync/capture/non_capturing_stream.hpp>
 #include <umsync/config.hpp>
+#include <umsync/detail/heap_array.hpp>
 #include <umsync/device.hpp>
 #include <umsync/error.hpp>
 #include <umsync/memory/managed_buffer.hpp>
@@ -22,7 +23,6 @@
 #include <cstddef>
 #include <source_location>
 #include <type_traits>
-#include <vector>
 
 UMSYNC_NAMESPACE_BEGIN
 
@@ -67,7 +67,9 @@ class managed_batch {
 
   [[nodiscard]] std::size_t size() const noexcept { return entries_.size(); }
   [[nodiscard]] bool empty() const noexcept { return entries_.empty(); }
-  [[nodiscard]] std::vector<entry> const& entries() const noexcept { return entries_; }
+  /// The ranges added, in order, as an array (detail/heap_array.hpp: size(), operator[],
+  /// begin() and end() as pointers).
+  [[nodiscard]] detail::heap_array<entry> const& entries() const noexcept { return entries_; }
   void clear() noexcept { entries_.clear(); }
 
   /// Migrates every range to its location, in order on `stream`: one cudaMemPrefetchBatchAsync,
@@ -83,7 +85,7 @@ class managed_batch {
     if (size() == 1) {
       // The same migration, and the single call is the cheaper one for one range
       // (docs/benchmarks.md, family A).
-      entry const& only = entries_.front();
+      entry const& only = entries_[0];
       check(cudaMemPrefetchAsync(only.memory, only.bytes, only.to.get(), 0, stream.get()), "cudaMemPrefetchAsync",
             where);
       return;
@@ -101,8 +103,8 @@ class managed_batch {
       return;
     }
     require_batch_calls(stream.get(), "cudaMemDiscardBatchAsync", where);
-    std::vector<void*> pointers;
-    std::vector<std::size_t> sizes;
+    detail::heap_array<void*> pointers;
+    detail::heap_array<std::size_t> sizes;
     for (entry const& e : entries_) {
       pointers.push_back(e.memory);
       sizes.push_back(e.bytes);
@@ -142,7 +144,7 @@ class managed_batch {
   /// first appears, makes one run per distinct location.
   void call_with_locations(cudaStream_t stream, bool discard_first, std::source_location const& where) const
   {
-    std::vector<entry> sorted;
+    detail::heap_array<entry> sorted;
     sorted.reserve(entries_.size());
     for (std::size_t first = 0; first < entries_.size(); ++first) {
       bool seen = false;
@@ -157,10 +159,10 @@ class managed_batch {
         }
       }
     }
-    std::vector<void*> pointers;
-    std::vector<std::size_t> sizes;
-    std::vector<cudaMemLocation> locations;
-    std::vector<std::size_t> run_starts;
+    detail::heap_array<void*> pointers;
+    detail::heap_array<std::size_t> sizes;
+    detail::heap_array<cudaMemLocation> locations;
+    detail::heap_array<std::size_t> run_starts;
     for (std::size_t i = 0; i < sorted.size(); ++i) {
       if (i == 0 || !(sorted[i].to == sorted[i - 1].to)) {
         locations.push_back(sorted[i].to.get());
@@ -180,7 +182,7 @@ class managed_batch {
     }
   }
 
-  std::vector<entry> entries_;
+  detail::heap_array<entry> entries_;
 };
 
 UMSYNC_NAMESPACE_END

@@ -25,6 +25,7 @@
 #include <umsync/config.hpp>
 #include <umsync/detail/debug/checker_hooks.hpp>
 #include <umsync/detail/dependent_false.hpp>
+#include <umsync/detail/heap_array.hpp>
 #include <umsync/detail/unique_handle.hpp>
 #include <umsync/error.hpp>
 #include <umsync/event.hpp>
@@ -38,7 +39,6 @@
 #include <source_location>
 #include <type_traits>
 #include <utility>
-#include <vector>
 
 UMSYNC_NAMESPACE_BEGIN
 
@@ -48,7 +48,7 @@ namespace detail {
 template <class T>
 struct staging_state {
   staging_state(std::size_t slots, std::size_t elements, std::source_location const& where)
-      : memory(slots * elements, where), slot_elements(elements), in_use(slots, 0), recorded(slots, 0)
+      : memory(slots * elements, where), slot_elements(elements), in_use(slots), recorded(slots)
   {
     copied.reserve(slots);
     for (std::size_t k = 0; k < slots; ++k) {
@@ -60,11 +60,11 @@ struct staging_state {
 
   pinned_buffer<T> memory;
   std::size_t slot_elements;
-  std::vector<event> copied;            ///< recorded after the copy that last read each slot
-  std::vector<unsigned char> in_use;    ///< the slot is acquired (lent to a slot object)
-  std::vector<unsigned char> recorded;  ///< copied[k] was recorded: acquire() waits for it
-  std::size_t next = 0;                 ///< the slot acquire() hands out next
-  std::size_t outstanding = 0;          ///< slots lent out now
+  heap_array<event> copied;            ///< recorded after the copy that last read each slot
+  heap_array<unsigned char> in_use;    ///< the slot is acquired (lent to a slot object)
+  heap_array<unsigned char> recorded;  ///< copied[k] was recorded: acquire() waits for it
+  std::size_t next = 0;                ///< the slot acquire() hands out next
+  std::size_t outstanding = 0;         ///< slots lent out now
 };
 
 }  // namespace detail
