@@ -26,6 +26,24 @@
 #  define UMSYNC_DETAIL_ABI v0
 #endif
 
+// UMSYNC_SEPARATE_COMPILATION, defined for every file of a program, makes umsync's cold
+// non-template functions (composing messages, the exceptions' constructors and destructors,
+// refusing a launch) declarations in its headers, compiled once in the one file that includes
+// <umsync/separate_compilation.hpp>, instead of inline functions that the host compiler
+// optimizes again in every translation unit that uses them (docs/compile-cost.md). Without
+// it, the default, umsync is header-only. UMSYNC_DETAIL_COMPILED marks those functions;
+// UMSYNC_DETAIL_COMPILED_BODIES says whether this file sees their bodies.
+#if !defined(UMSYNC_SEPARATE_COMPILATION)
+#  define UMSYNC_DETAIL_COMPILED inline
+#  define UMSYNC_DETAIL_COMPILED_BODIES 1
+#elif defined(UMSYNC_DETAIL_COMPILING_SEPARATELY)
+#  define UMSYNC_DETAIL_COMPILED
+#  define UMSYNC_DETAIL_COMPILED_BODIES 1
+#else
+#  define UMSYNC_DETAIL_COMPILED
+#  define UMSYNC_DETAIL_COMPILED_BODIES 0
+#endif
+
 #define UMSYNC_NAMESPACE_BEGIN \
   namespace umsync {           \
   inline namespace UMSYNC_DETAIL_ABI {

@@ -196,54 +196,10 @@ struct text_storage {
 
 /// Appends `text`, cutting what does not fit and then ending the text in "...". Not inlined:
 /// the one copy loop per translation unit.
-[[gnu::noinline]] inline void append_text(text_storage out, text_view text) noexcept
-{
-  if (out.truncated) {
-    return;
-  }
-  std::size_t const room = out.capacity - 1 - out.size;
-  std::size_t const taken = text.size() <= room ? text.size() : room;
-  for (std::size_t i = 0; i < taken; ++i) {
-    out.text[out.size + i] = text.data()[i];
-  }
-  out.size += taken;
-  if (taken < text.size()) {
-    out.truncated = true;
-    for (std::size_t i = out.capacity - 4; i < out.capacity - 1; ++i) {
-      out.text[i] = '.';
-    }
-    out.size = out.capacity - 1;
-  }
-  out.text[out.size] = '\0';
-}
+void append_text(text_storage out, text_view text) noexcept;
 
 /// Appends each of `parts` in order. Not inlined: the one body per translation unit.
-[[gnu::noinline]] inline void append_parts(text_storage out, part_value const* parts, std::size_t count) noexcept
-{
-  for (std::size_t i = 0; i < count; ++i) {
-    part_value const& part = parts[i];
-    char digits[48];
-    int written = 0;
-    switch (part.type) {
-      case part_value::kind::text: append_text(out, text_view(part.text, part.size)); continue;
-      case part_value::kind::location:
-        append_text(out, text_view(part.text));
-        written = std::snprintf(digits, sizeof digits, ":%u", part.size);
-        break;
-      case part_value::kind::signed_number:
-        written = std::snprintf(digits, sizeof digits, "%lld", part.signed_number);
-        break;
-      case part_value::kind::unsigned_number:
-        written = std::snprintf(digits, sizeof digits, "%llu", part.unsigned_number);
-        break;
-      case part_value::kind::floating: written = std::snprintf(digits, sizeof digits, "%g", part.floating); break;
-      case part_value::kind::pointer:
-        written = std::snprintf(digits, sizeof digits, "%p", const_cast<void const*>(part.pointer));
-        break;
-    }
-    append_text(out, text_view(digits, written > 0 ? static_cast<std::size_t>(written) : 0));
-  }
-}
+void append_parts(text_storage out, part_value const* parts, std::size_t count) noexcept;
 
 /// Characters in a buffer of `Capacity` bytes, always terminated. What does not fit is cut,
 /// and the text then ends in "..." so that a reader sees it was cut.
@@ -351,18 +307,7 @@ using message_text = fixed_text<message_capacity>;
 
 /// `parts` with exactly one "umsync: " in front, whether or not they start with one. Not
 /// inlined: every throw site calls this one body.
-[[gnu::noinline]] inline void write_umsync_message(message_text& message, part_value const* parts,
-                                                   std::size_t count) noexcept
-{
-  message_text body;
-  body.append_values(parts, count);
-  text_view text = body.view();
-  constexpr text_view prefix = "umsync: ";
-  while (text.starts_with(prefix)) {
-    text.remove_prefix(prefix.size());
-  }
-  message.append(prefix).append(text);
-}
+void write_umsync_message(message_text& message, part_value const* parts, std::size_t count) noexcept;
 
 /// An umsync::error on the standard exception `Standard`, its message composed from parts.
 template <class Standard = std::exception>
@@ -381,6 +326,12 @@ class standard_error : public Standard, public error {
   message_text message_;
 };
 
+#if defined(UMSYNC_SEPARATE_COMPILATION)
+// Their virtual functions and tables are compiled once, with the rest of the compiled part.
+extern template class standard_error<std::exception>;
+extern template class standard_error<std::bad_alloc>;
+#endif
+
 /// The name of a call, as an exception keeps it (cuda_error::call()).
 using call_text = fixed_text<256>;
 
@@ -390,13 +341,8 @@ using call_text = fixed_text<256>;
 /// caller's location, so the message says what failed and where in the user's code.
 class cuda_error : public detail::standard_error<> {
  public:
-  cuda_error(cudaError_t status, detail::text_view call, std::source_location where = std::source_location::current())
-      : standard_error(call, " failed with ", cudaGetErrorName(status), " (", cudaGetErrorString(status), ") at ",
-                       where),
-        status_(status),
-        call_(call),
-        where_(where)
-  {}
+  cuda_error(cudaError_t status, detail::text_view call, std::source_location where = std::source_location::current());
+  ~cuda_error() override;
 
   [[nodiscard]] cudaError_t code() const noexcept { return status_; }
   /// The status's enumerator name, e.g. "cudaErrorInvalidDevice".
@@ -416,12 +362,8 @@ class cuda_error : public detail::standard_error<> {
 class bad_alloc : public detail::standard_error<std::bad_alloc> {
  public:
   bad_alloc(std::size_t requested_bytes, detail::text_view allocator, detail::text_view detail = {},
-            std::source_location where = std::source_location::current())
-      : standard_error(allocator, " could not allocate ", requested_bytes, " bytes", detail.empty() ? "" : " (", detail,
-                       detail.empty() ? "" : ")", " at ", where),
-        requested_bytes_(requested_bytes),
-        where_(where)
-  {}
+            std::source_location where = std::source_location::current());
+  ~bad_alloc() override;
 
   [[nodiscard]] std::size_t requested_bytes() const noexcept { return requested_bytes_; }
   [[nodiscard]] std::source_location const& where() const noexcept { return where_; }
@@ -437,6 +379,7 @@ class bad_alloc : public detail::standard_error<std::bad_alloc> {
 class usage_error : public detail::standard_error<> {
  public:
   using standard_error::standard_error;
+  ~usage_error() override;
 };
 
 /// A size or count that cannot be honoured: an allocation whose byte count overflows size_t,
@@ -444,18 +387,21 @@ class usage_error : public detail::standard_error<> {
 class length_error : public detail::standard_error<> {
  public:
   using standard_error::standard_error;
+  ~length_error() override;
 };
 
 /// An index or range outside the object it names.
 class out_of_range : public detail::standard_error<> {
  public:
   using standard_error::standard_error;
+  ~out_of_range() override;
 };
 
 /// An argument no call could accept: a malformed token, a chunk size of zero.
 class invalid_argument : public detail::standard_error<> {
  public:
   using standard_error::standard_error;
+  ~invalid_argument() override;
 };
 
 /// Two uses of the same memory on different streams with nothing ordering them: the
@@ -468,25 +414,14 @@ class ordering_error : public usage_error {
     std::source_location where;
   };
 
-  ordering_error(site const& earlier, site const& later)
-      : usage_error("unordered access: ", later.operation, " on ", party(later.stream), " at ", later.where,
-                    " is not ordered after the ", earlier.operation, " on ", party(earlier.stream), " at ",
-                    earlier.where,
-                    "; add an event edge (umsync::stream_edge) between them, or make the host wait through umsync "
-                    "(a stream's or event's synchronize(), umsync::synchronize_device()): the checker does not see a "
-                    "raw cudaDeviceSynchronize() or cudaStreamSynchronize()"),
-        earlier_(earlier),
-        later_(later)
-  {}
+  ordering_error(site const& earlier, site const& later);
+  ~ordering_error() override;
 
   [[nodiscard]] site const& earlier() const noexcept { return earlier_; }
   [[nodiscard]] site const& later() const noexcept { return later_; }
 
  private:
-  static detail::fixed_text<48> party(void const* stream) noexcept  // a null stream is the host itself
-  {
-    return stream == nullptr ? detail::fixed_text<48>("the host") : detail::compose<48>("stream ", stream);
-  }
+  static detail::fixed_text<48> party(void const* stream) noexcept;
 
   site earlier_;
   site later_;
@@ -506,17 +441,12 @@ class capture_error : public usage_error {
 
   /// The CUDA call that was refused, e.g. "cudaMemPrefetchAsync".
   [[nodiscard]] char const* operation() const noexcept { return operation_.c_str(); }
+  ~capture_error() override;
 
  private:
   struct composed {};
   // The one body that composes the message, whatever the parts of `why` were.
-  [[gnu::noinline]] capture_error(composed, detail::text_view operation, std::initializer_list<detail::part_value> why)
-      : usage_error(operation, " while a stream capture is in progress: ",
-                    detail::message_text().append_values(why.begin(), why.size()),
-                    "; it would fail with cudaErrorStreamCaptureUnsupported and invalidate the capture. "
-                    "Call it before the capture begins or after capture_scope::end()"),
-        operation_(operation)
-  {}
+  capture_error(composed, detail::text_view operation, std::initializer_list<detail::part_value> why);
 
   detail::call_text operation_;
 };
@@ -524,12 +454,7 @@ class capture_error : public usage_error {
 namespace detail {
 
 /// check()'s failure path, out of line: each checked call then costs a compare and a call.
-[[noreturn, gnu::cold, gnu::noinline]] inline void throw_cuda_error(cudaError_t status, text_view call,
-                                                                    std::source_location const& where)
-{
-  static_cast<void>(cudaGetLastError());
-  throw cuda_error(status, call, where);
-}
+[[noreturn, gnu::cold]] void throw_cuda_error(cudaError_t status, text_view call, std::source_location const& where);
 
 }  // namespace detail
 
@@ -549,10 +474,7 @@ using destructor_error_handler = void (*)(error const&) noexcept;
 
 namespace detail {
 
-inline void print_destructor_error(error const& failure) noexcept
-{
-  std::fprintf(stderr, "%s (in a destructor; not thrown)\n", failure.what());
-}
+void print_destructor_error(error const& failure) noexcept;
 
 inline atomic_word<destructor_error_handler>& destructor_handler_slot() noexcept
 {
@@ -563,15 +485,17 @@ inline atomic_word<destructor_error_handler>& destructor_handler_slot() noexcept
 /// For destructors and other noexcept paths: hands `failure` to the handler instead of throwing.
 inline void report_in_destructor(error const& failure) noexcept { destructor_handler_slot().load()(failure); }
 
+/// The next function's failure path, out of line.
+[[gnu::cold]] void report_failed_call_in_destructor(cudaError_t status, text_view call,
+                                                    std::source_location const& where) noexcept;
+
 /// The same for a failed CUDA call.
 inline void report_in_destructor(cudaError_t status, text_view call,
                                  std::source_location where = std::source_location::current()) noexcept
 {
-  if (status == cudaSuccess) [[likely]] {
-    return;
+  if (status != cudaSuccess) [[unlikely]] {
+    report_failed_call_in_destructor(status, call, where);
   }
-  static_cast<void>(cudaGetLastError());
-  report_in_destructor(cuda_error(status, call, where));  // composed in fixed storage: cannot throw
 }
 
 }  // namespace detail
@@ -582,6 +506,151 @@ inline destructor_error_handler set_destructor_error_handler(destructor_error_ha
 {
   return detail::destructor_handler_slot().exchange(handler != nullptr ? handler : &detail::print_destructor_error);
 }
+
+// The compiled part of this header (config.hpp: inline here, or compiled once with
+// UMSYNC_SEPARATE_COMPILATION).
+#if UMSYNC_DETAIL_COMPILED_BODIES
+namespace detail {
+
+[[gnu::noinline]] UMSYNC_DETAIL_COMPILED void append_text(text_storage out, text_view text) noexcept
+{
+  if (out.truncated) {
+    return;
+  }
+  std::size_t const room = out.capacity - 1 - out.size;
+  std::size_t const taken = text.size() <= room ? text.size() : room;
+  for (std::size_t i = 0; i < taken; ++i) {
+    out.text[out.size + i] = text.data()[i];
+  }
+  out.size += taken;
+  if (taken < text.size()) {
+    out.truncated = true;
+    for (std::size_t i = out.capacity - 4; i < out.capacity - 1; ++i) {
+      out.text[i] = '.';
+    }
+    out.size = out.capacity - 1;
+  }
+  out.text[out.size] = '\0';
+}
+
+[[gnu::noinline]] UMSYNC_DETAIL_COMPILED void append_parts(text_storage out, part_value const* parts,
+                                                           std::size_t count) noexcept
+{
+  for (std::size_t i = 0; i < count; ++i) {
+    part_value const& part = parts[i];
+    char digits[48];
+    int written = 0;
+    switch (part.type) {
+      case part_value::kind::text: append_text(out, text_view(part.text, part.size)); continue;
+      case part_value::kind::location:
+        append_text(out, text_view(part.text));
+        written = std::snprintf(digits, sizeof digits, ":%u", part.size);
+        break;
+      case part_value::kind::signed_number:
+        written = std::snprintf(digits, sizeof digits, "%lld", part.signed_number);
+        break;
+      case part_value::kind::unsigned_number:
+        written = std::snprintf(digits, sizeof digits, "%llu", part.unsigned_number);
+        break;
+      case part_value::kind::floating: written = std::snprintf(digits, sizeof digits, "%g", part.floating); break;
+      case part_value::kind::pointer:
+        written = std::snprintf(digits, sizeof digits, "%p", const_cast<void const*>(part.pointer));
+        break;
+    }
+    append_text(out, text_view(digits, written > 0 ? static_cast<std::size_t>(written) : 0));
+  }
+}
+
+[[gnu::noinline]] UMSYNC_DETAIL_COMPILED void write_umsync_message(message_text& message, part_value const* parts,
+                                                                   std::size_t count) noexcept
+{
+  message_text body;
+  body.append_values(parts, count);
+  text_view text = body.view();
+  constexpr text_view prefix = "umsync: ";
+  while (text.starts_with(prefix)) {
+    text.remove_prefix(prefix.size());
+  }
+  message.append(prefix).append(text);
+}
+
+[[gnu::noinline]] UMSYNC_DETAIL_COMPILED void throw_cuda_error(cudaError_t status, text_view call,
+                                                               std::source_location const& where)
+{
+  static_cast<void>(cudaGetLastError());
+  throw cuda_error(status, call, where);
+}
+
+UMSYNC_DETAIL_COMPILED void print_destructor_error(error const& failure) noexcept
+{
+  std::fprintf(stderr, "%s (in a destructor; not thrown)\n", failure.what());
+}
+
+[[gnu::noinline]] UMSYNC_DETAIL_COMPILED void report_failed_call_in_destructor(
+    cudaError_t status, text_view call, std::source_location const& where) noexcept
+{
+  static_cast<void>(cudaGetLastError());
+  report_in_destructor(cuda_error(status, call, where));  // composed in fixed storage: cannot throw
+}
+
+#  if defined(UMSYNC_SEPARATE_COMPILATION)
+template class standard_error<std::exception>;
+template class standard_error<std::bad_alloc>;
+#  endif
+
+}  // namespace detail
+
+UMSYNC_DETAIL_COMPILED cuda_error::cuda_error(cudaError_t status, detail::text_view call, std::source_location where)
+    : standard_error(call, " failed with ", cudaGetErrorName(status), " (", cudaGetErrorString(status), ") at ", where),
+      status_(status),
+      call_(call),
+      where_(where)
+{}
+
+UMSYNC_DETAIL_COMPILED bad_alloc::bad_alloc(std::size_t requested_bytes, detail::text_view allocator,
+                                            detail::text_view detail, std::source_location where)
+    : standard_error(allocator, " could not allocate ", requested_bytes, " bytes", detail.empty() ? "" : " (", detail,
+                     detail.empty() ? "" : ")", " at ", where),
+      requested_bytes_(requested_bytes),
+      where_(where)
+{}
+
+UMSYNC_DETAIL_COMPILED ordering_error::ordering_error(site const& earlier, site const& later)
+    : usage_error("unordered access: ", later.operation, " on ", party(later.stream), " at ", later.where,
+                  " is not ordered after the ", earlier.operation, " on ", party(earlier.stream), " at ", earlier.where,
+                  "; add an event edge (umsync::stream_edge) between them, or make the host wait through umsync "
+                  "(a stream's or event's synchronize(), umsync::synchronize_device()): the checker does not see a "
+                  "raw cudaDeviceSynchronize() or cudaStreamSynchronize()"),
+      earlier_(earlier),
+      later_(later)
+{}
+
+UMSYNC_DETAIL_COMPILED detail::fixed_text<48> ordering_error::party(void const* stream) noexcept
+{
+  // A null stream is the host itself.
+  return stream == nullptr ? detail::fixed_text<48>("the host") : detail::compose<48>("stream ", stream);
+}
+
+[[gnu::noinline]] UMSYNC_DETAIL_COMPILED capture_error::capture_error(composed, detail::text_view operation,
+                                                                      std::initializer_list<detail::part_value> why)
+    : usage_error(operation, " while a stream capture is in progress: ",
+                  detail::message_text().append_values(why.begin(), why.size()),
+                  "; it would fail with cudaErrorStreamCaptureUnsupported and invalidate the capture. "
+                  "Call it before the capture begins or after capture_scope::end()"),
+      operation_(operation)
+{}
+
+// Out of line, so that with UMSYNC_SEPARATE_COMPILATION each class's virtual table is compiled once.
+UMSYNC_DETAIL_COMPILED cuda_error::~cuda_error() = default;
+UMSYNC_DETAIL_COMPILED bad_alloc::~bad_alloc() = default;
+UMSYNC_DETAIL_COMPILED usage_error::~usage_error() = default;
+UMSYNC_DETAIL_COMPILED length_error::~length_error() = default;
+UMSYNC_DETAIL_COMPILED out_of_range::~out_of_range() = default;
+UMSYNC_DETAIL_COMPILED invalid_argument::~invalid_argument() = default;
+UMSYNC_DETAIL_COMPILED ordering_error::~ordering_error() = default;
+UMSYNC_DETAIL_COMPILED capture_error::~capture_error() = default;
+
+#endif  // UMSYNC_DETAIL_COMPILED_BODIES
 
 UMSYNC_NAMESPACE_END
 

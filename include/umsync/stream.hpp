@@ -48,22 +48,7 @@ namespace detail {
 
 /// What every stream<Tag> constructor does, out of line: one body per translation unit rather
 /// than one per tag.
-[[nodiscard, gnu::noinline]] inline cudaStream_t create_stream(stream_options options,
-                                                               std::source_location const& where)
-{
-  auto const range = stream_priorities(where);
-  if (!range.contains(options.priority)) {
-    throw out_of_range("stream priority ", options.priority, " is outside the device's range [", range.greatest, ", ",
-                       range.least, "] (lower is more urgent)");
-  }
-  unsigned const flags = options.non_blocking ? cudaStreamNonBlocking : cudaStreamDefault;
-  cudaStream_t handle = nullptr;
-  check(cudaStreamCreateWithPriority(&handle, flags, options.priority), "cudaStreamCreateWithPriority", where);
-  if (!options.non_blocking) {
-    debug::note_blocking_stream(handle);  // the checker models its legacy-stream sync
-  }
-  return handle;
-}
+[[nodiscard]] cudaStream_t create_stream(stream_options options, std::source_location const& where);
 
 struct destroy_stream {
   void operator()(cudaStream_t handle) const noexcept
@@ -133,5 +118,30 @@ class stream {
  private:
   detail::unique_handle<cudaStream_t, detail::destroy_stream> handle_;
 };
+
+// The compiled part of this header (config.hpp: inline here, or compiled once with
+// UMSYNC_SEPARATE_COMPILATION).
+#if UMSYNC_DETAIL_COMPILED_BODIES
+namespace detail {
+
+[[gnu::noinline]] UMSYNC_DETAIL_COMPILED cudaStream_t create_stream(stream_options options,
+                                                                    std::source_location const& where)
+{
+  auto const range = stream_priorities(where);
+  if (!range.contains(options.priority)) {
+    throw out_of_range("stream priority ", options.priority, " is outside the device's range [", range.greatest, ", ",
+                       range.least, "] (lower is more urgent)");
+  }
+  unsigned const flags = options.non_blocking ? cudaStreamNonBlocking : cudaStreamDefault;
+  cudaStream_t handle = nullptr;
+  check(cudaStreamCreateWithPriority(&handle, flags, options.priority), "cudaStreamCreateWithPriority", where);
+  if (!options.non_blocking) {
+    debug::note_blocking_stream(handle);  // the checker models its legacy-stream sync
+  }
+  return handle;
+}
+
+}  // namespace detail
+#endif  // UMSYNC_DETAIL_COMPILED_BODIES
 
 UMSYNC_NAMESPACE_END

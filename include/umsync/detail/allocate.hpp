@@ -22,11 +22,7 @@ UMSYNC_NAMESPACE_BEGIN
 namespace detail {
 
 /// bytes_of's failure, out of line: one body per translation unit, not one per element type.
-[[noreturn, gnu::cold, gnu::noinline]] inline void throw_size_overflow(text_view owner, std::size_t count,
-                                                                       std::size_t element_bytes)
-{
-  throw length_error(owner, " of ", count, " elements of ", element_bytes, " bytes overflows size_t");
-}
+[[noreturn, gnu::cold]] void throw_size_overflow(text_view owner, std::size_t count, std::size_t element_bytes);
 
 /// The bytes of `count` elements of T; length_error naming `owner` when that overflows size_t.
 template <class T>
@@ -39,13 +35,8 @@ std::size_t bytes_of(std::size_t count, text_view owner)
 }
 
 /// allocate_elements' out-of-memory failure, out of line, with what the allocator said.
-[[noreturn, gnu::cold, gnu::noinline]] inline void throw_out_of_memory(std::size_t bytes, text_view call,
-                                                                       text_view allocator_state,
-                                                                       std::source_location const& where)
-{
-  static_cast<void>(cudaGetLastError());
-  throw bad_alloc(bytes, call, allocator_state, where);
-}
+[[noreturn, gnu::cold]] void throw_out_of_memory(std::size_t bytes, text_view call, text_view allocator_state,
+                                                 std::source_location const& where);
 
 /// What an allocator says about itself when it runs out (a pool's reserved and used bytes).
 struct no_allocator_state {
@@ -71,6 +62,26 @@ owned_elements<T> allocate_elements(std::size_t count, text_view owner, text_vie
   debug::note_allocated(memory, bytes);  // UMSYNC_DEBUG: the checker knows the range; the releaser forgets it
   return {static_cast<T*>(memory), count};
 }
+
+// The compiled part of this header (config.hpp: inline here, or compiled once with
+// UMSYNC_SEPARATE_COMPILATION).
+#if UMSYNC_DETAIL_COMPILED_BODIES
+
+[[gnu::noinline]] UMSYNC_DETAIL_COMPILED void throw_size_overflow(text_view owner, std::size_t count,
+                                                                  std::size_t element_bytes)
+{
+  throw length_error(owner, " of ", count, " elements of ", element_bytes, " bytes overflows size_t");
+}
+
+[[gnu::noinline]] UMSYNC_DETAIL_COMPILED void throw_out_of_memory(std::size_t bytes, text_view call,
+                                                                  text_view allocator_state,
+                                                                  std::source_location const& where)
+{
+  static_cast<void>(cudaGetLastError());
+  throw bad_alloc(bytes, call, allocator_state, where);
+}
+
+#endif  // UMSYNC_DETAIL_COMPILED_BODIES
 
 }  // namespace detail
 UMSYNC_NAMESPACE_END

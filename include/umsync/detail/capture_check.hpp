@@ -31,14 +31,7 @@ namespace detail {
 }
 
 /// refuse_in_capture's failure, out of line.
-[[noreturn, gnu::cold, gnu::noinline]] inline void throw_in_capture(text_view operation, bool invalidated,
-                                                                    std::source_location const& where)
-{
-  if (invalidated) {
-    throw capture_error(operation, "its stream belongs to a capture that is already invalidated (at ", where, ")");
-  }
-  throw capture_error(operation, "its stream is being captured into a graph (at ", where, ")");
-}
+[[noreturn, gnu::cold]] void throw_in_capture(text_view operation, bool invalidated, std::source_location const& where);
 
 /// Throws capture_error naming `operation` when `stream` is capturing (or its capture was
 /// invalidated): one cudaStreamIsCapturing call.
@@ -57,6 +50,21 @@ inline void refuse_in_capture(cudaStream_t stream, text_view operation, std::sou
   static atomic_word<int> count{0};
   return count;
 }
+
+// The compiled part of this header (config.hpp: inline here, or compiled once with
+// UMSYNC_SEPARATE_COMPILATION).
+#if UMSYNC_DETAIL_COMPILED_BODIES
+
+[[gnu::noinline]] UMSYNC_DETAIL_COMPILED void throw_in_capture(text_view operation, bool invalidated,
+                                                               std::source_location const& where)
+{
+  if (invalidated) {
+    throw capture_error(operation, "its stream belongs to a capture that is already invalidated (at ", where, ")");
+  }
+  throw capture_error(operation, "its stream is being captured into a graph (at ", where, ")");
+}
+
+#endif  // UMSYNC_DETAIL_COMPILED_BODIES
 
 }  // namespace detail
 UMSYNC_NAMESPACE_END

@@ -1,8 +1,8 @@
 // umsync/detail/launch_check.hpp: what a cluster or programmatic dependent launch is checked
 // against before CUDA sees it (launch.hpp): the kernel's and device's facts, read once per
-// kernel and block shape, and the refusals, each composed only when a launch is refused. Every
-// translation unit that launches compiles this, because a cluster shape is a run-time value
-// (docs/compile-cost.md).
+// kernel and block shape, and the refusals, each composed only when a launch is refused. A
+// cluster shape is a run-time value, so every translation unit that launches compiles this,
+// unless the program links umsync's compiled part (UMSYNC_SEPARATE_COMPILATION, config.hpp).
 #pragma once
 
 #include <umsync/config.hpp>
@@ -33,90 +33,14 @@ struct kernel_facts {
   int max_cluster_blocks = 0;  ///< cudaOccupancyMaxPotentialClusterSize
 };
 
-inline kernel_facts read_kernel_facts(void const* kernel, int device, launch_config const& config)
-{
-  kernel_facts read;
-  read.kernel = kernel;
-  read.device = device;
-  read.block_threads = config.block.x * config.block.y * config.block.z;
-  read.shared_bytes = config.shared_bytes;
-  check(cudaDeviceGetAttribute(&read.compute_capability_major, cudaDevAttrComputeCapabilityMajor, device),
-        "cudaDeviceGetAttribute(cudaDevAttrComputeCapabilityMajor)", config.where);
-  if (read.compute_capability_major < 9) {
-    return read;  // refused by the caller; the queries below need a Hopper device
-  }
-  cudaFuncAttributes attributes{};
-  check(cudaFuncGetAttributes(&attributes, kernel), "cudaFuncGetAttributes", config.where);
-  read.ptx_version = attributes.ptxVersion;
-  read.binary_version = attributes.binaryVersion;
-  read.required_cluster[0] = attributes.requiredClusterWidth;
-  read.required_cluster[1] = attributes.requiredClusterHeight;
-  read.required_cluster[2] = attributes.requiredClusterDepth;
-  read.non_portable_cluster_size_allowed = attributes.nonPortableClusterSizeAllowed != 0;
-  cudaLaunchConfig_t query{};
-  query.gridDim = config.grid;
-  query.blockDim = config.block;
-  query.dynamicSmemBytes = config.shared_bytes;
-  check(cudaOccupancyMaxPotentialClusterSize(&read.max_cluster_blocks, kernel, &query),
-        "cudaOccupancyMaxPotentialClusterSize", config.where);
-  return read;
-}
+kernel_facts read_kernel_facts(void const* kernel, int device, launch_config const& config);
 
 /// The facts of `kernel` on the current device for `config`'s block, read at the first such
 /// launch and from a small table afterwards: a launch must not pay three driver queries each
 /// time. `fresh` reads them again (a cudaFuncSetAttribute since may have changed them) and
 /// records the new reading, which later lookups find first. The table is guarded by a spin
 /// lock, not <mutex>: this header is on every launch's include path.
-inline kernel_facts const& facts_of(void const* kernel, launch_config const& config, bool fresh)
-{
-  // With one device in the process the current device is 0: the launch then skips
-  // cudaGetDevice, a runtime call that would otherwise cost each dependent launch.
-  static int const device_count = [&] {
-    int count = 0;
-    check(cudaGetDeviceCount(&count), "cudaGetDeviceCount", config.where);
-    return count;
-  }();
-  int device = 0;
-  if (device_count != 1) {
-    check(cudaGetDevice(&device), "cudaGetDevice", config.where);
-  }
-  unsigned const block_threads = config.block.x * config.block.y * config.block.z;
-  auto same = [&](kernel_facts const& entry) {
-    return entry.kernel == kernel && entry.device == device && entry.block_threads == block_threads &&
-           entry.shared_bytes == config.shared_bytes;
-  };
-  constexpr int capacity = 256;
-  static kernel_facts table[capacity];
-  static atomic_word<int> size{0};
-  static atomic_word<int> lock{0};
-  // The last entry this thread used first: a chain of launches of one kernel finds it at once.
-  thread_local kernel_facts const* recent = nullptr;
-  if (!fresh && recent != nullptr && same(*recent)) [[likely]] {
-    return *recent;
-  }
-  int const known = size.load();
-  for (int i = known - 1; !fresh && i >= 0; --i) {  // newest first
-    if (same(table[i])) {
-      recent = &table[i];
-      return table[i];
-    }
-  }
-  kernel_facts const read = read_kernel_facts(kernel, device, config);
-  while (lock.exchange(1) != 0) {
-  }
-  int const now = size.load();
-  if (now == capacity) {  // full: keep answering, only without the table
-    lock.exchange(0);
-    thread_local kernel_facts overflow;
-    overflow = read;
-    return overflow;
-  }
-  table[now] = read;
-  size.exchange(now + 1);  // published after the entry is written (sequentially consistent)
-  lock.exchange(0);
-  recent = &table[now];
-  return table[now];
-}
+kernel_facts const& facts_of(void const* kernel, launch_config const& config, bool fresh);
 
 /// Why a cluster or dependent launch cannot run as asked; `none` when it can.
 enum class launch_refusal : unsigned char {
@@ -180,16 +104,109 @@ enum class launch_refusal : unsigned char {
 }
 
 /// Appends "{x, y, z}".
-[[gnu::cold, gnu::noinline]] inline void append_dim3(message_text& text, dim3 d) noexcept
-{
-  text.append_parts('{', d.x, ", ", d.y, ", ", d.z, '}');
-}
+[[gnu::cold]] void append_dim3(message_text& text, dim3 d) noexcept;
 
 /// Throws invalid_argument for `refusal`, naming the values and the launch's line. Cold and
 /// out of line: the accepting path composes no text, and a translation unit compiles one body
 /// for every reason (docs/compile-cost.md).
-[[noreturn, gnu::cold, gnu::noinline]] inline void refuse_launch(launch_refusal refusal, kernel_facts const& facts,
-                                                                 launch_config const& config, launch_mode mode)
+[[noreturn, gnu::cold]] void refuse_launch(launch_refusal refusal, kernel_facts const& facts,
+                                           launch_config const& config, launch_mode mode);
+
+/// Refuses, before CUDA sees it, a cluster shape or a programmatic dependent launch that cannot
+/// run as asked: invalid_argument naming the values and the launch's line.
+void check_launch_attributes(void const* kernel, launch_config const& config, launch_mode mode);
+
+// The compiled part of this header (config.hpp: inline here, or compiled once with
+// UMSYNC_SEPARATE_COMPILATION).
+#if UMSYNC_DETAIL_COMPILED_BODIES
+
+UMSYNC_DETAIL_COMPILED kernel_facts read_kernel_facts(void const* kernel, int device, launch_config const& config)
+{
+  kernel_facts read;
+  read.kernel = kernel;
+  read.device = device;
+  read.block_threads = config.block.x * config.block.y * config.block.z;
+  read.shared_bytes = config.shared_bytes;
+  check(cudaDeviceGetAttribute(&read.compute_capability_major, cudaDevAttrComputeCapabilityMajor, device),
+        "cudaDeviceGetAttribute(cudaDevAttrComputeCapabilityMajor)", config.where);
+  if (read.compute_capability_major < 9) {
+    return read;  // refused by the caller; the queries below need a Hopper device
+  }
+  cudaFuncAttributes attributes{};
+  check(cudaFuncGetAttributes(&attributes, kernel), "cudaFuncGetAttributes", config.where);
+  read.ptx_version = attributes.ptxVersion;
+  read.binary_version = attributes.binaryVersion;
+  read.required_cluster[0] = attributes.requiredClusterWidth;
+  read.required_cluster[1] = attributes.requiredClusterHeight;
+  read.required_cluster[2] = attributes.requiredClusterDepth;
+  read.non_portable_cluster_size_allowed = attributes.nonPortableClusterSizeAllowed != 0;
+  cudaLaunchConfig_t query{};
+  query.gridDim = config.grid;
+  query.blockDim = config.block;
+  query.dynamicSmemBytes = config.shared_bytes;
+  check(cudaOccupancyMaxPotentialClusterSize(&read.max_cluster_blocks, kernel, &query),
+        "cudaOccupancyMaxPotentialClusterSize", config.where);
+  return read;
+}
+
+UMSYNC_DETAIL_COMPILED kernel_facts const& facts_of(void const* kernel, launch_config const& config, bool fresh)
+{
+  // With one device in the process the current device is 0: the launch then skips
+  // cudaGetDevice, a runtime call that would otherwise cost each dependent launch.
+  static int const device_count = [&] {
+    int count = 0;
+    check(cudaGetDeviceCount(&count), "cudaGetDeviceCount", config.where);
+    return count;
+  }();
+  int device = 0;
+  if (device_count != 1) {
+    check(cudaGetDevice(&device), "cudaGetDevice", config.where);
+  }
+  unsigned const block_threads = config.block.x * config.block.y * config.block.z;
+  auto same = [&](kernel_facts const& entry) {
+    return entry.kernel == kernel && entry.device == device && entry.block_threads == block_threads &&
+           entry.shared_bytes == config.shared_bytes;
+  };
+  constexpr int capacity = 256;
+  static kernel_facts table[capacity];
+  static atomic_word<int> size{0};
+  static atomic_word<int> lock{0};
+  // The last entry this thread used first: a chain of launches of one kernel finds it at once.
+  thread_local kernel_facts const* recent = nullptr;
+  if (!fresh && recent != nullptr && same(*recent)) [[likely]] {
+    return *recent;
+  }
+  int const known = size.load();
+  for (int i = known - 1; !fresh && i >= 0; --i) {  // newest first
+    if (same(table[i])) {
+      recent = &table[i];
+      return table[i];
+    }
+  }
+  kernel_facts const read = read_kernel_facts(kernel, device, config);
+  while (lock.exchange(1) != 0) {
+  }
+  int const now = size.load();
+  if (now == capacity) {  // full: keep answering, only without the table
+    lock.exchange(0);
+    thread_local kernel_facts overflow;
+    overflow = read;
+    return overflow;
+  }
+  table[now] = read;
+  size.exchange(now + 1);  // published after the entry is written (sequentially consistent)
+  lock.exchange(0);
+  recent = &table[now];
+  return table[now];
+}
+
+[[gnu::noinline]] UMSYNC_DETAIL_COMPILED void append_dim3(message_text& text, dim3 d) noexcept
+{
+  text.append_parts('{', d.x, ", ", d.y, ", ", d.z, '}');
+}
+
+[[gnu::noinline]] UMSYNC_DETAIL_COMPILED void refuse_launch(launch_refusal refusal, kernel_facts const& facts,
+                                                            launch_config const& config, launch_mode mode)
 {
   message_text why;
   switch (refusal) {
@@ -243,9 +260,8 @@ enum class launch_refusal : unsigned char {
                          why);
 }
 
-/// Refuses, before CUDA sees it, a cluster shape or a programmatic dependent launch that cannot
-/// run as asked: invalid_argument naming the values and the launch's line.
-[[gnu::noinline]] inline void check_launch_attributes(void const* kernel, launch_config const& config, launch_mode mode)
+[[gnu::noinline]] UMSYNC_DETAIL_COMPILED void check_launch_attributes(void const* kernel, launch_config const& config,
+                                                                      launch_mode mode)
 {
   if (launch_refusal const refusal = shape_refusal(config); refusal != launch_refusal::none) {
     refuse_launch(refusal, kernel_facts{}, config, mode);
@@ -259,6 +275,8 @@ enum class launch_refusal : unsigned char {
     refuse_launch(refusal, fresh, config, mode);
   }
 }
+
+#endif  // UMSYNC_DETAIL_COMPILED_BODIES
 
 }  // namespace detail
 UMSYNC_NAMESPACE_END

@@ -16,6 +16,8 @@ Programs (scripts/tools/compile_cost/), each measured against its raw twin:
                 kernels (large_kernels.cuh), a library call, copies and memsets, all raw CUDA
   umsync_large  raw_large's program with umsync's streams, buffers, edges, launch, library_call,
                 fill and copy_async, via <umsync/umsync.hpp> (against raw_large)
+  umsync_*_separate  the same three compiled with UMSYNC_SEPARATE_COMPILATION, as the files of
+                a program that links umsync's compiled part (umsync/separate_compilation.hpp)
 
 Each program is compiled --repeat times (default 3), interleaved (raw, all, lean, thrust, raw,
 ...), as umsync's builds compile for sm_90: nvcc -std=c++20 -arch=sm_90 -O2 -I DIR -c X.cu -o
@@ -52,9 +54,10 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 PROGRAMS = os.path.dirname(os.path.abspath(__file__))
-DEFAULT_PROGRAMS = ["raw", "umsync_all", "umsync_lean", "thrust", "raw_large", "umsync_large"]
+DEFAULT_PROGRAMS = ["raw", "umsync_all", "umsync_all_separate", "umsync_lean", "umsync_lean_separate", "thrust",
+                    "raw_large", "umsync_large", "umsync_large_separate"]
 # The raw program each is measured against.
-TWIN = {"raw_large": "raw_large", "umsync_large": "raw_large"}
+TWIN = {"raw_large": "raw_large", "umsync_large": "raw_large", "umsync_large_separate": "raw_large"}
 # nvcc --time phase names (prefixes) -> the column they are summed into.
 PHASE_COLUMNS = [
     ("cudafe++", "cudafe++"),

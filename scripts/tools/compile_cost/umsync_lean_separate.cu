@@ -1,0 +1,4 @@
+// compile-cost: umsync_lean.cu built with UMSYNC_SEPARATE_COMPILATION, as every file but one
+// of a program that links umsync's compiled part (umsync/separate_compilation.hpp) is.
+#define UMSYNC_SEPARATE_COMPILATION
+#include "umsync_lean.cu"
