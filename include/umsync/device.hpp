@@ -112,19 +112,19 @@ inline device_capabilities query_capabilities(int ordinal, std::source_location 
   caps.memory_pools = read(cudaDevAttrMemoryPoolsSupported, "cudaDevAttrMemoryPoolsSupported") != 0;
 
   // The runtime has no attribute for 64-bit stream memory operations: ask the driver.
-  using device_get_fn = CUresult (*)(CUdevice*, int);
-  using attribute_fn = CUresult (*)(int*, CUdevice_attribute, CUdevice);
+  using device_get_fn = driver_result (*)(driver_device*, int);
+  using attribute_fn = driver_result (*)(int*, driver_device_attribute, driver_device);
   static auto const device_get = driver_function<device_get_fn>("cuDeviceGet", where);
   static auto const get_attribute = driver_function<attribute_fn>("cuDeviceGetAttribute", where);
-  CUdevice device{};
+  driver_device device{};
   check_driver(device_get(&device, ordinal), "cuDeviceGet", where);
   int mem_ops_64 = 0;
-  check_driver(get_attribute(&mem_ops_64, CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS, device),
+  check_driver(get_attribute(&mem_ops_64, driver_device_attribute::can_use_64_bit_stream_mem_ops, device),
                "cuDeviceGetAttribute(CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS)", where);
   caps.stream_mem_ops_64bit = mem_ops_64 != 0;
 
   std::size_t total = 0;
-  using total_mem_fn = CUresult (*)(std::size_t*, CUdevice);
+  using total_mem_fn = driver_result (*)(std::size_t*, driver_device);
   static auto const total_mem = driver_function<total_mem_fn>("cuDeviceTotalMem", where);
   check_driver(total_mem(&total, device), "cuDeviceTotalMem", where);
   caps.total_memory_bytes = total;

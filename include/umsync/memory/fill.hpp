@@ -28,8 +28,6 @@
 #include <umsync/memory/memory_range.hpp>
 #include <umsync/stream_view.hpp>
 
-#include <cuda.h>
-
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -73,15 +71,15 @@ constexpr bool fill_allowed() noexcept
   }
 }
 
-using memset_d8_fn = CUresult (*)(CUdeviceptr, unsigned char, std::size_t, CUstream);
-using memset_d16_fn = CUresult (*)(CUdeviceptr, unsigned short, std::size_t, CUstream);
-using memset_d32_fn = CUresult (*)(CUdeviceptr, unsigned int, std::size_t, CUstream);
+using memset_d8_fn = driver_result (*)(driver_pointer, unsigned char, std::size_t, cudaStream_t);
+using memset_d16_fn = driver_result (*)(driver_pointer, unsigned short, std::size_t, cudaStream_t);
+using memset_d32_fn = driver_result (*)(driver_pointer, unsigned int, std::size_t, cudaStream_t);
 
 /// Queues the driver memset of `count` words of `Word`'s size, each `word`, at `address`.
 template <class Word>
 void driver_memset(void* address, Word word, std::size_t count, cudaStream_t stream, std::source_location const& where)
 {
-  auto const device = reinterpret_cast<CUdeviceptr>(address);
+  auto const device = reinterpret_cast<driver_pointer>(address);
   if constexpr (sizeof(Word) == 1) {
     static auto const set = driver_function<memset_d8_fn>("cuMemsetD8Async", where);
     check_driver(set(device, word, count, stream), "cuMemsetD8Async", where);
