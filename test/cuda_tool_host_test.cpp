@@ -5,6 +5,8 @@
 
 #include <cstdlib>
 
+#include <unistd.h>  // after cuda_tool.hpp, whose own declaration of environ must agree with it
+
 TEST_CASE("cuda_tool_attached reads the variables compute-sanitizer and injection tools set")
 {
   bool const before = umsync::cuda_tool_attached();

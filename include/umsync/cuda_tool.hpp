@@ -12,7 +12,12 @@
 #include <umsync/config.hpp>
 #include <umsync/error.hpp>
 
-#include <unistd.h>  // environ (g++ and clang++ define _GNU_SOURCE for C++)
+// The process's environment, declared as POSIX says a program declares it, rather than through
+// <unistd.h> (about 1.3k preprocessed lines in the umbrella, docs/compile-cost.md). Compatible with
+// <unistd.h>'s declaration (test/cuda_tool_host_test.cpp includes both).
+extern "C" {
+extern char** environ;
+}
 
 UMSYNC_NAMESPACE_BEGIN
 

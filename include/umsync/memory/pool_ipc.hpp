@@ -27,7 +27,10 @@
 #include <cstdio>
 #include <source_location>
 
-#include <unistd.h>
+// POSIX close(), declared as <unistd.h> declares it, which is all this header needs of it (the
+// header costs the umbrella about 1.3k preprocessed lines, docs/compile-cost.md). Compatible with
+// <unistd.h> (test/memory/pool_ipc_test.cu includes both).
+extern "C" int close(int descriptor);
 
 UMSYNC_NAMESPACE_BEGIN
 
