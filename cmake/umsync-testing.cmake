@@ -208,3 +208,19 @@ function(umsync_collect_tests prefix dir)
     set(${prefix}_${kind} "${${kind}}" PARENT_SCOPE)
   endforeach()
 endfunction()
+
+# A test (label host) that the objects of OBJECT library <probe> have (present) or lack (absent)
+# code of the symbols named in <symbols> ("|"-separated parts of demangled names), read by nm:
+# cmake/umsync-symbol-check.cmake. DEFINED_ONLY counts only what the objects define, not what they call.
+#   umsync_add_symbol_test(<name> <probe> <symbols> present|absent [DEFINED_ONLY])
+function(umsync_add_symbol_test name probe symbols expect)
+  cmake_parse_arguments(PARSE_ARGV 4 arg "DEFINED_ONLY" "" "")
+  set(defined_only OFF)
+  if(arg_DEFINED_ONLY)
+    set(defined_only ON)
+  endif()
+  add_test(NAME ${name}
+    COMMAND ${CMAKE_COMMAND} -DOBJECTS=$<JOIN:$<TARGET_OBJECTS:${probe}>,|> "-DSYMBOL=${symbols}" -DEXPECT=${expect}
+      -DDEFINED_ONLY=${defined_only} -P ${PROJECT_SOURCE_DIR}/cmake/umsync-symbol-check.cmake)
+  set_tests_properties(${name} PROPERTIES LABELS host)
+endfunction()
