@@ -177,7 +177,7 @@ examples=("$build"/examples/umsync_example_*)
 # The test executables run under all four tools, the examples under memcheck only, so the whole
 # tests part takes about 210 s on the H200. CUPTI and compute-sanitizer both inject themselves
 # into the process, so the telemetry tests and the health-gate example run without a tool.
-test_targets=("$build/test/umsync_gpu_tests" "$build/test/umsync_gpu_debug_tests")
+test_targets=("$build/test/umsync_gpu_tests" "$build/test/umsync_gpu_debug_tests" "$build/test/umsync_separate_gpu_tests")
 [ -x "$build/test/umsync_nccl_tests" ] && test_targets+=("$build/test/umsync_nccl_tests")
 [ -x "$build/test/rmm/umsync_rmm_tests" ] && test_targets+=("$build/test/rmm/umsync_rmm_tests")
 for tool in memcheck racecheck synccheck initcheck; do
