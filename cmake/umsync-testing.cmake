@@ -135,6 +135,9 @@ function(umsync_add_test_executable name label main)
     list(APPEND options PATH_NAMES)
   endif()
   umsync_add_doctest_files(${name} ${label} ${options} ${arg_SOURCES})
+  if(label STREQUAL "host")
+    set_property(GLOBAL APPEND PROPERTY UMSYNC_MATRIX_TARGETS ${name})  # test/cccl35/CMakeLists.txt
+  endif()
 endfunction()
 
 # umsync_collect_tests(<prefix> <dir> SPECIAL <folders>...): the test files of the tree under
@@ -209,18 +212,25 @@ function(umsync_collect_tests prefix dir)
   endforeach()
 endfunction()
 
-# A test (label host) that the objects of OBJECT library <probe> have (present) or lack (absent)
-# code of the symbols named in <symbols> ("|"-separated parts of demangled names), read by nm:
-# cmake/umsync-symbol-check.cmake. DEFINED_ONLY counts only what the objects define, not what they call.
-#   umsync_add_symbol_test(<name> <probe> <symbols> present|absent [DEFINED_ONLY])
-function(umsync_add_symbol_test name probe symbols expect)
-  cmake_parse_arguments(PARSE_ARGV 4 arg "DEFINED_ONLY" "" "")
+# A test (label host) that the objects of the OBJECT libraries PROBES have (present) or lack
+# (absent) code of the symbols named in <symbols> ("|"-separated parts of demangled names) and,
+# with NAMES, the strings named there among their bytes, read by nm:
+# cmake/umsync-symbol-check.cmake. DEFINED_ONLY counts only what the objects define, not what
+# they call. The probes join the targets a matrix entry builds (test/cccl35/CMakeLists.txt).
+#   umsync_add_symbol_test(<name> <symbols> present|absent PROBES <probe>... [NAMES <names>] [DEFINED_ONLY])
+function(umsync_add_symbol_test name symbols expect)
+  cmake_parse_arguments(PARSE_ARGV 3 arg "DEFINED_ONLY" "NAMES" "PROBES")
   set(defined_only OFF)
   if(arg_DEFINED_ONLY)
     set(defined_only ON)
   endif()
+  set(objects "")
+  foreach(probe IN LISTS arg_PROBES)
+    list(APPEND objects "$<TARGET_OBJECTS:${probe}>")
+  endforeach()
   add_test(NAME ${name}
-    COMMAND ${CMAKE_COMMAND} -DOBJECTS=$<JOIN:$<TARGET_OBJECTS:${probe}>,|> "-DSYMBOL=${symbols}" -DEXPECT=${expect}
-      -DDEFINED_ONLY=${defined_only} -P ${PROJECT_SOURCE_DIR}/cmake/umsync-symbol-check.cmake)
+    COMMAND ${CMAKE_COMMAND} "-DOBJECTS=$<JOIN:${objects},|>" "-DSYMBOL=${symbols}" "-DNAMES=${arg_NAMES}"
+      -DEXPECT=${expect} -DDEFINED_ONLY=${defined_only} -P ${PROJECT_SOURCE_DIR}/cmake/umsync-symbol-check.cmake)
   set_tests_properties(${name} PROPERTIES LABELS host)
+  set_property(GLOBAL APPEND PROPERTY UMSYNC_MATRIX_TARGETS ${arg_PROBES})
 endfunction()
