@@ -1,6 +1,7 @@
-// umsync/sync/bulk_copy.hpp: one-dimensional bulk copies (cp.async.bulk, sm_90) between global
-// and shared memory, typed so that a transaction barrier expects exactly the bytes its copies
-// deliver and a store's shared source is reused only after the store has read it.
+// umsync/sync/bulk_copy.hpp: bulk copies between global and shared memory (sm_90), one-dimensional
+// (cp.async.bulk) or boxes of a tensor map (cp.async.bulk.tensor, tensor_map.hpp), typed so that
+// a transaction barrier expects exactly the bytes its copies deliver and a store's shared source
+// is reused only after the store has read it.
 //
 //   // global -> shared: the fill adds up the copies' bytes and arrives with that expect_tx
 //   if (threadIdx.x == 0) {
@@ -8,10 +9,15 @@
 //   }
 //   auto tile_a = bar.wait(phase, a).write();                 // transaction_barrier.hpp
 //
+//   // a stage of two boxes (a GEMM's A and B tiles): one arrive expects both maps' box bytes
+//   umsync::bulk_fill(bar).load(a_tile.first_use(), a_map.box_at(k, m))
+//                         .load(b_tile.first_use(), b_map.box_at(k, n)).arrive();
+//
 //   // shared -> global: commit_group on issue, wait_group.read before the tile is given back
 //   auto visible = std::move(tile_a).publish_to_async();     // proxy.hpp
 //   auto token = umsync::bulk_store(dst, std::move(visible), threadIdx.x == 0);
 //   auto writable = std::move(token).wait();                  // wait_group.read 0, then __syncthreads()
+//   auto token2 = umsync::tensor_store(d_map.box_at(n, m), std::move(visible_box), threadIdx.x == 0);
 //
 // Sizes known at compile time (whole tiles, load<Count>) make the expect_tx count an immediate
 // and are checked at compile time (multiples of 16 bytes: PTX ISA, cp.async.bulk); a count given
@@ -23,6 +29,7 @@
 #include <umsync/config.hpp>
 #include <umsync/detail/dependent_false.hpp>
 #include <umsync/sync/proxy.hpp>
+#include <umsync/sync/tensor_map.hpp>
 #include <umsync/sync/transaction_barrier.hpp>
 
 #include <cuda/ptx>
@@ -69,9 +76,60 @@ __device__ inline void report_unfinished(char const* what, char const* rule) noe
 }
 #endif
 
-/// The refill rule, worded once for every state a fill refuses.
+/// The refill rule, worded once for every copy into shared memory: true when the copy may be issued.
 template <tile_state State>
-inline constexpr bool fill_accepts = State == tile_state::empty;
+__host__ __device__ constexpr bool fill_accepts() noexcept
+{
+  static_assert(State != tile_state::async_visible,
+                "umsync: a tile handed to a bulk store is refilled only after its store_token has been waited");
+  static_assert(State == tile_state::empty || State == tile_state::async_visible,
+                "umsync: a stage that generic code read or wrote is refilled by a bulk (TMA) copy only after "
+                "release(): fence.proxy.async.shared::cta in every thread that accessed it, then a barrier");
+  return State == tile_state::empty;
+}
+
+/// The store rule, worded once for every copy out of shared memory.
+template <tile_state State>
+__host__ __device__ constexpr bool store_accepts() noexcept
+{
+  static_assert(State != tile_state::generic_written,
+                "umsync: shared memory written by generic code is handed to a bulk (TMA) store only after "
+                "fence.proxy.async.shared::cta in every writing thread and a barrier: call publish_to_async() on "
+                "the tile first");
+  static_assert(State == tile_state::async_visible || State == tile_state::generic_written,
+                "umsync: a bulk store takes a tile that publish_to_async() handed to the async proxy");
+  return State == tile_state::async_visible;
+}
+
+/// A one-dimensional bulk copy moves a linear tile; a box goes through its tensor map.
+template <class Layout>
+__host__ __device__ constexpr bool linear_copy_accepts() noexcept
+{
+  static_assert(std::is_same_v<Layout, linear_layout>,
+                "umsync: a one-dimensional bulk copy moves a linear shared_tile; a tensor map's box tile is copied "
+                "through map.box_at(...)");
+  return std::is_same_v<Layout, linear_layout>;
+}
+
+/// A tensor copy moves the map's box: the tile must be the map's shared_tile_type.
+template <class T, class Layout, class Map>
+__host__ __device__ constexpr bool tensor_copy_accepts() noexcept
+{
+  static_assert(std::is_same_v<T, typename Map::element_type>,
+                "umsync: a tensor copy's tile holds the map's element type (tensor_map<...>::shared_tile_type)");
+  if constexpr (!is_box_layout<Layout>) {
+    static_assert(
+        dependent_false<Layout>,
+        "umsync: a tensor copy moves a box: its tile is the map's shared_tile_type, not a linear shared_tile");
+    return false;
+  } else {
+    static_assert(std::is_same_v<typename Layout::box_type, typename Map::box_type>,
+                  "umsync: a tensor copy's tile has the map's box shape (tensor_map<...>::shared_tile_type)");
+    static_assert(Layout::swizzle == Map::swizzle,
+                  "umsync: a tensor copy's tile has the map's swizzle (tensor_map<...>::shared_tile_type)");
+    return std::is_same_v<T, typename Map::element_type> && std::is_same_v<Layout, typename Map::layout>;
+  }
+}
 
 }  // namespace detail
 
@@ -85,7 +143,7 @@ inline constexpr bool fill_accepts = State == tile_state::empty;
   [[nodiscard("umsync: a bulk fill must end with arrive(), which tells the barrier the bytes its copies deliver")]]
 
 template <barrier_scope Scope, std::size_t StaticBytes = 0, bool HasDynamic = false>
-class bulk_fill {
+class UMSYNC_DETAIL_FILL_NODISCARD bulk_fill {
  public:
   __device__ explicit bulk_fill(transaction_barrier<Scope> const& barrier) noexcept : barrier_(barrier)
   {
@@ -110,15 +168,17 @@ class bulk_fill {
 #endif
 
   /// Copies the whole tile from `source` (N elements).
-  template <class T, std::size_t N, tile_state State>
-  UMSYNC_DETAIL_FILL_NODISCARD __device__ auto load(tile<T, N, State>&& destination, T const* source) && noexcept
+  template <class T, std::size_t N, tile_state State, class Layout>
+  UMSYNC_DETAIL_FILL_NODISCARD __device__ auto load(tile<T, N, State, Layout>&& destination,
+                                                    T const* source) && noexcept
   {
     return std::move(*this).template load<N>(std::move(destination), source);
   }
 
   /// Copies the first Count elements of the tile from `source`; Count is checked at compile time.
-  template <std::size_t Count, class T, std::size_t N, tile_state State>
-  UMSYNC_DETAIL_FILL_NODISCARD __device__ auto load(tile<T, N, State>&& destination, T const* source) && noexcept
+  template <std::size_t Count, class T, std::size_t N, tile_state State, class Layout>
+  UMSYNC_DETAIL_FILL_NODISCARD __device__ auto load(tile<T, N, State, Layout>&& destination,
+                                                    T const* source) && noexcept
   {
     static_assert(Count <= N, "umsync: a bulk copy of more elements than the tile holds");
     static_assert(Count * sizeof(T) % 16 == 0,
@@ -126,7 +186,7 @@ class bulk_fill {
     static_assert(StaticBytes + Count * sizeof(T) <= detail::max_transaction_bytes,
                   "umsync: one barrier phase expects at most 2^20 - 1 bytes (PTX ISA, mbarrier tx-count)");
     constexpr std::size_t bytes = Count * sizeof(T);
-    if constexpr (check_state<State>()) {
+    if constexpr (detail::linear_copy_accepts<Layout>() && detail::fill_accepts<State>()) {
       issue(detail::tile_access::data(destination), source, bytes);
     }
     bulk_fill<Scope, StaticBytes + bytes, HasDynamic> next(barrier_, dynamic_bytes_);
@@ -137,8 +197,8 @@ class bulk_fill {
   }
 
   /// Copies the first `count` elements (a run-time count; debug builds check the 16-byte rule).
-  template <class T, std::size_t N, tile_state State>
-  UMSYNC_DETAIL_FILL_NODISCARD __device__ auto load(tile<T, N, State>&& destination, T const* source,
+  template <class T, std::size_t N, tile_state State, class Layout>
+  UMSYNC_DETAIL_FILL_NODISCARD __device__ auto load(tile<T, N, State, Layout>&& destination, T const* source,
                                                     std::size_t count) && noexcept
   {
     std::size_t const bytes = count * sizeof(T);
@@ -148,10 +208,34 @@ class bulk_fill {
                                 "a bulk copy stays inside its tile");
     }
 #endif
-    if constexpr (check_state<State>()) {
+    if constexpr (detail::linear_copy_accepts<Layout>() && detail::fill_accepts<State>()) {
       issue(detail::tile_access::data(destination), source, bytes);
     }
     bulk_fill<Scope, StaticBytes, true> next(barrier_, dynamic_bytes_ + static_cast<std::uint32_t>(bytes));
+#if defined(UMSYNC_DEBUG)
+    finished_ = true;
+#endif
+    return next;
+  }
+
+  /// Copies the box `source` names into the tile (cp.async.bulk.tensor): the map's box bytes join
+  /// the fill's total at compile time, so a stage of several boxes (a GEMM's A and B) is one
+  /// arrive with their sum.
+  template <class T, std::size_t N, tile_state State, class Layout, class Map>
+  UMSYNC_DETAIL_FILL_NODISCARD __device__ auto load(tile<T, N, State, Layout>&& destination,
+                                                    tensor_box<Map> const& source) && noexcept
+  {
+    static_assert(StaticBytes + Map::box_bytes <= detail::max_transaction_bytes,
+                  "umsync: one barrier phase expects at most 2^20 - 1 bytes (PTX ISA, mbarrier tx-count)");
+    if constexpr (detail::tensor_copy_accepts<T, Layout, Map>() && detail::fill_accepts<State>()) {
+#if defined(UMSYNC_DEBUG)
+      detail::note_issued(barrier_.storage(), static_cast<std::uint32_t>(Map::box_bytes));
+#endif
+      cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global,
+                                      detail::tile_access::data(destination), source.map().address(),
+                                      source.coordinates(), &barrier_.storage()->word);
+    }
+    bulk_fill<Scope, StaticBytes + Map::box_bytes, HasDynamic> next(barrier_, dynamic_bytes_);
 #if defined(UMSYNC_DEBUG)
     finished_ = true;
 #endif
@@ -185,17 +269,6 @@ class bulk_fill {
   {}
 
  private:
-  template <tile_state State>
-  __host__ __device__ static constexpr bool check_state() noexcept
-  {
-    static_assert(State != tile_state::async_visible,
-                  "umsync: a tile handed to a bulk store is refilled only after its store_token has been waited");
-    static_assert(State == tile_state::empty || State == tile_state::async_visible,
-                  "umsync: a stage that generic code read or wrote is refilled by a bulk (TMA) copy only after "
-                  "release(): fence.proxy.async.shared::cta in every thread that accessed it, then a barrier");
-    return detail::fill_accepts<State>;
-  }
-
   __device__ void issue(void* destination, void const* source, std::size_t bytes) const noexcept
   {
 #if defined(UMSYNC_DEBUG)
@@ -223,21 +296,16 @@ bulk_fill(transaction_barrier<Scope> const&) -> bulk_fill<Scope, 0, false>;
 /// A global -> shared bulk copy issued apart from a bulk_fill: for copies whose bytes another
 /// thread announces with arrive_expect_tx(). Debug builds add the bytes to the barrier's count
 /// of issued bytes, which its timeout message compares with the bytes expected.
-template <barrier_scope Scope, class T, std::size_t N, tile_state State>
-__device__ void bulk_load(tile<T, N, State>&& destination, T const* source, std::size_t count,
+template <barrier_scope Scope, class T, std::size_t N, tile_state State, class Layout>
+__device__ void bulk_load(tile<T, N, State, Layout>&& destination, T const* source, std::size_t count,
                           transaction_barrier<Scope> const& barrier) noexcept
 {
-  static_assert(State != tile_state::async_visible,
-                "umsync: a tile handed to a bulk store is refilled only after its store_token has been waited");
-  static_assert(State == tile_state::empty || State == tile_state::async_visible,
-                "umsync: a stage that generic code read or wrote is refilled by a bulk (TMA) copy only after "
-                "release(): fence.proxy.async.shared::cta in every thread that accessed it, then a barrier");
   std::size_t const bytes = count * sizeof(T);
 #if defined(UMSYNC_DEBUG)
   detail::check_bulk_copy(source, bytes, "bulk_load");
   detail::note_issued(barrier.storage(), static_cast<std::uint32_t>(bytes));
 #endif
-  if constexpr (State == tile_state::empty) {
+  if constexpr (detail::linear_copy_accepts<Layout>() && detail::fill_accepts<State>()) {
     cuda::ptx::cp_async_bulk(cuda::ptx::space_shared, cuda::ptx::space_global, detail::tile_access::data(destination),
                              source, static_cast<std::uint32_t>(bytes), &barrier.storage()->word);
   }
@@ -246,8 +314,12 @@ __device__ void bulk_load(tile<T, N, State>&& destination, T const* source, std:
 /// The pending shared -> global store of a tile. The tile comes back (empty, writable) only
 /// through wait(), after the store has read it (cp.async.bulk.wait_group.read 0): writing or
 /// refilling the shared source earlier would change what the store writes.
-template <class T, std::size_t N>
-class store_token {
+#define UMSYNC_DETAIL_STORE_NODISCARD                                                                             \
+  [[nodiscard("umsync: a bulk store's token must be waited (wait()) before its tile is written or refilled, and " \
+              "before the block exits")]]
+
+template <class T, std::size_t N, class Layout = linear_layout>
+class UMSYNC_DETAIL_STORE_NODISCARD store_token {
  public:
   store_token(store_token const&) = delete;
   store_token& operator=(store_token const&) = delete;
@@ -270,7 +342,7 @@ class store_token {
   /// Every thread that holds the token calls it: the issuing thread waits until its stores have
   /// read their sources (all of them: wait_group.read 0), then `sync` hands the tile back.
   template <class Sync = whole_block>
-  __device__ tile<T, N, tile_state::empty> wait(Sync const& sync = {}) && noexcept
+  __device__ tile<T, N, tile_state::empty, Layout> wait(Sync const& sync = {}) && noexcept
   {
 #if defined(UMSYNC_DEBUG)
     waited_ = true;
@@ -279,10 +351,10 @@ class store_token {
       cuda::ptx::cp_async_bulk_wait_group_read(cuda::ptx::n32_t<0>{});
     }
     sync.sync();
-    return detail::tile_access::make<T, N, tile_state::empty>(data_);
+    return detail::tile_access::make<T, N, tile_state::empty, Layout>(data_);
   }
 
-  /// The one real constructor (bulk_store()).
+  /// The one real constructor (bulk_store(), tensor_store()).
   __device__ store_token(detail::transaction_key, T* data, bool issuer) noexcept : data_(data), issuer_(issuer) {}
 
  private:
@@ -297,28 +369,47 @@ class store_token {
 /// commit_group) when `issuer` is true; every thread that handed the tile over calls it and
 /// gets the token. The tile must be async_visible: written by generic code and fenced
 /// (publish_to_async()), or loaded and handed over the same way.
-template <class T, std::size_t N, tile_state State>
-[[nodiscard("umsync: a bulk store's token must be waited (wait()) before its tile is written or refilled, and before "
-            "the block exits")]] __device__ store_token<T, N>
-bulk_store(T* destination, tile<T, N, State>&& source, bool issuer) noexcept
+template <class T, std::size_t N, tile_state State, class Layout>
+UMSYNC_DETAIL_STORE_NODISCARD __device__ store_token<T, N, Layout> bulk_store(T* destination,
+                                                                              tile<T, N, State, Layout>&& source,
+                                                                              bool issuer) noexcept
 {
-  static_assert(State != tile_state::generic_written,
-                "umsync: shared memory written by generic code is handed to a bulk (TMA) store only after "
-                "fence.proxy.async.shared::cta in every writing thread and a barrier: call publish_to_async() on "
-                "the tile first");
-  static_assert(State == tile_state::async_visible || State == tile_state::generic_written,
-                "umsync: a bulk store takes a tile that publish_to_async() handed to the async proxy");
   T* const data = detail::tile_access::data(source);
-  if (issuer) {
+  if constexpr (detail::linear_copy_accepts<Layout>() && detail::store_accepts<State>()) {
+    if (issuer) {
 #if defined(UMSYNC_DEBUG)
-    detail::check_bulk_copy(destination, N * sizeof(T), "bulk_store");
+      detail::check_bulk_copy(destination, N * sizeof(T), "bulk_store");
 #endif
-    cuda::ptx::cp_async_bulk(cuda::ptx::space_global, cuda::ptx::space_shared, destination, data,
-                             static_cast<std::uint32_t>(N * sizeof(T)));
-    cuda::ptx::cp_async_bulk_commit_group();
+      cuda::ptx::cp_async_bulk(cuda::ptx::space_global, cuda::ptx::space_shared, destination, data,
+                               static_cast<std::uint32_t>(N * sizeof(T)));
+      cuda::ptx::cp_async_bulk_commit_group();
+    }
   }
-  return store_token<T, N>(detail::transaction_access::key(), data, issuer);
+  return store_token<T, N, Layout>(detail::transaction_access::key(), data, issuer);
 }
+
+/// Stores the tile to the box `destination` names (cp.async.bulk.tensor.global.shared::cta, then
+/// commit_group) when `issuer` is true; the parts of a box past the tensor's edge are not
+/// written. The same rules as bulk_store: the tile must be async_visible, and the token waited.
+template <class T, std::size_t N, tile_state State, class Layout, class Map>
+UMSYNC_DETAIL_STORE_NODISCARD __device__ store_token<T, N, Layout> tensor_store(tensor_box<Map> const& destination,
+                                                                                tile<T, N, State, Layout>&& source,
+                                                                                bool issuer) noexcept
+{
+  static_assert(!Map::loads_only,
+                "umsync: a tensor map of const elements only loads: a tensor store needs tensor_map<T, ...>");
+  T* const data = detail::tile_access::data(source);
+  if constexpr (!Map::loads_only && detail::tensor_copy_accepts<T, Layout, Map>() && detail::store_accepts<State>()) {
+    if (issuer) {
+      cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_global, cuda::ptx::space_shared, destination.map().address(),
+                                      destination.coordinates(), data);
+      cuda::ptx::cp_async_bulk_commit_group();
+    }
+  }
+  return store_token<T, N, Layout>(detail::transaction_access::key(), data, issuer);
+}
+
+#undef UMSYNC_DETAIL_STORE_NODISCARD
 
 /// Waits until every bulk store this thread issued has written global memory
 /// (cp.async.bulk.wait_group 0), for a thread that reads the results in the same kernel.

@@ -47,7 +47,19 @@ struct whole_block {
   __device__ void sync() const noexcept { __syncthreads(); }
 };
 
-template <class T, std::size_t N, tile_state State>
+/// How a tile's elements sit in shared memory: in order (a bulk copy's tile). A layout names the
+/// alignment its storage needs and where element `index` lies; tensor_map.hpp adds the swizzled
+/// boxes of tensor copies.
+struct linear_layout {
+  static constexpr std::size_t alignment = 128;
+  template <class T>
+  __host__ __device__ static constexpr std::size_t offset(std::size_t index) noexcept
+  {
+    return index;
+  }
+};
+
+template <class T, std::size_t N, tile_state State, class Layout = linear_layout>
 class tile;
 
 namespace detail {
@@ -55,20 +67,20 @@ namespace detail {
 /// Made only by umsync's tile transitions and by the barrier and copy types that hand tiles out.
 class tile_key {
   constexpr tile_key() noexcept = default;
-  template <class T, std::size_t N, tile_state State>
+  template <class T, std::size_t N, tile_state State, class Layout>
   friend class umsync::tile;
   friend struct tile_access;
 };
 
-/// The one door through which transaction_barrier.hpp and bulk_copy.hpp make views.
+/// The one door through which transaction_barrier.hpp and the copy headers make views.
 struct tile_access {
-  template <class T, std::size_t N, tile_state State>
-  __device__ static tile<T, N, State> make(T* data) noexcept
+  template <class T, std::size_t N, tile_state State, class Layout = linear_layout>
+  __device__ static tile<T, N, State, Layout> make(T* data) noexcept
   {
-    return tile<T, N, State>(tile_key{}, data);
+    return tile<T, N, State, Layout>(tile_key{}, data);
   }
-  template <class T, std::size_t N, tile_state State>
-  __device__ static T* data(tile<T, N, State> const& view) noexcept
+  template <class T, std::size_t N, tile_state State, class Layout>
+  __device__ static T* data(tile<T, N, State, Layout> const& view) noexcept
   {
     return view.data_;
   }
@@ -81,8 +93,9 @@ __device__ inline void fence_generic_async_shared() noexcept { cuda::ptx::fence_
 }  // namespace detail
 
 /// Storage for N elements of T in shared memory, aligned and sized for bulk copies (16-byte
-/// aligned address, a multiple of 16 bytes: PTX ISA, cp.async.bulk). Declare it __shared__.
-template <class T, std::size_t N>
+/// aligned address, a multiple of 16 bytes: PTX ISA, cp.async.bulk), laid out as `Layout` says
+/// (a tensor map's box: tensor_map<...>::shared_tile_type). Declare it __shared__.
+template <class T, std::size_t N, class Layout = linear_layout>
 struct shared_tile {
   static_assert(std::is_trivially_copyable_v<T>, "umsync: a shared_tile holds trivially copyable elements only");
   static_assert(N > 0, "umsync: a shared_tile holds at least one element");
@@ -91,25 +104,27 @@ struct shared_tile {
                 "multiple of 16");
   static constexpr std::size_t size = N;
   static constexpr std::size_t bytes = N * sizeof(T);
+  using layout = Layout;
 
-  alignas(128) T elements[N];
+  alignas(Layout::alignment) T elements[N];
 
   /// The tile as no thread has accessed it yet: since the kernel started, or since a barrier
   /// that every thread passed after its last use. A promise the types cannot check.
-  __device__ tile<T, N, tile_state::empty> first_use() noexcept
+  __device__ tile<T, N, tile_state::empty, Layout> first_use() noexcept
   {
-    return detail::tile_access::make<T, N, tile_state::empty>(elements);
+    return detail::tile_access::make<T, N, tile_state::empty, Layout>(elements);
   }
 };
 
 /// A view of a shared_tile in one state. It is moved, never copied, into the step that changes
 /// its state; the members that make no sense in a state say so when used.
-template <class T, std::size_t N, tile_state State>
+template <class T, std::size_t N, tile_state State, class Layout>
 class tile {
  public:
   static constexpr std::size_t size = N;
   static constexpr std::size_t bytes = N * sizeof(T);
   static constexpr tile_state state = State;
+  using layout = Layout;
 
   /// Declared only so that a view made any other way, or copied, fails with the rule's message.
   template <class... Args>
@@ -137,13 +152,14 @@ class tile {
   tile& operator=(tile const&) = delete;
 
   /// Elements: read-write once written, read-only once read; not reachable in the other states.
+  /// `i` counts elements in order (a box's first extent fastest), whatever the layout's swizzle.
   template <class Index>
   __device__ decltype(auto) operator[](Index i) const noexcept
   {
     if constexpr (State == tile_state::generic_written) {
-      return static_cast<T&>(data_[i]);
+      return static_cast<T&>(data_[Layout::template offset<T>(static_cast<std::size_t>(i))]);
     } else if constexpr (State == tile_state::generic_read) {
-      return static_cast<T const&>(data_[i]);
+      return static_cast<T const&>(data_[Layout::template offset<T>(static_cast<std::size_t>(i))]);
     } else {
       static_assert(detail::dependent_false<Index>,
                     "umsync: a tile's elements are accessed only after read() or write(): an empty tile may be "
@@ -153,7 +169,7 @@ class tile {
   }
 
   /// Generic code will read the tile (empty tiles have nothing to read).
-  __device__ tile<T, N, tile_state::generic_read> read() && noexcept
+  __device__ tile<T, N, tile_state::generic_read, Layout> read() && noexcept
   {
     static_assert(State == tile_state::loaded || State == tile_state::generic_written,
                   "umsync: read() is for a tile a barrier wait made visible (loaded) or one this block wrote");
@@ -161,7 +177,7 @@ class tile {
   }
 
   /// Generic code will write (and may read) the tile.
-  __device__ tile<T, N, tile_state::generic_written> write() && noexcept
+  __device__ tile<T, N, tile_state::generic_written, Layout> write() && noexcept
   {
     static_assert(State != tile_state::async_visible,
                   "umsync: a tile handed to a bulk store is written again only after its store_token has been waited");
@@ -172,7 +188,7 @@ class tile {
   /// calling thread, then `sync` (every thread that wrote calls this). PTX ISA: generic-proxy
   /// writes are seen by the async proxy only after a proxy fence.
   template <class Sync = whole_block>
-  __device__ tile<T, N, tile_state::async_visible> publish_to_async(Sync const& sync = {}) && noexcept
+  __device__ tile<T, N, tile_state::async_visible, Layout> publish_to_async(Sync const& sync = {}) && noexcept
   {
     static_assert(State == tile_state::generic_written || State == tile_state::loaded,
                   "umsync: publish_to_async() hands over a tile that generic code wrote (write()) or a loaded one");
@@ -186,7 +202,7 @@ class tile {
   /// that accessed it calls this). deepseek-ai/DeepEP #642: without the fence a refill may
   /// overtake the reads.
   template <class Sync = whole_block>
-  __device__ tile<T, N, tile_state::empty> release(Sync const& sync = {}) && noexcept
+  __device__ tile<T, N, tile_state::empty, Layout> release(Sync const& sync = {}) && noexcept
   {
     static_assert(State == tile_state::generic_read || State == tile_state::generic_written ||
                       State == tile_state::loaded,
@@ -203,11 +219,11 @@ class tile {
  private:
   __device__ tile(detail::tile_key, T* data) noexcept : data_(data) {}
   template <tile_state Next>
-  __device__ tile<T, N, Next> next() noexcept
+  __device__ tile<T, N, Next, Layout> next() noexcept
   {
-    return tile<T, N, Next>(detail::tile_key{}, data_);
+    return tile<T, N, Next, Layout>(detail::tile_key{}, data_);
   }
-  template <class, std::size_t, tile_state>
+  template <class, std::size_t, tile_state, class>
   friend class tile;
   friend struct detail::tile_access;
   T* data_;

@@ -25,6 +25,7 @@
 #include <umsync/detail/dependent_false.hpp>
 #include <umsync/sync/cluster.hpp>
 #include <umsync/sync/proxy.hpp>
+#include <umsync/sync/stage_tiles.hpp>
 
 #include <cuda/ptx>
 
@@ -39,6 +40,18 @@
 #endif
 
 UMSYNC_NAMESPACE_BEGIN
+
+namespace detail {
+
+/// The loaded views of a stage's shared tiles, after the wait that completed their phase.
+template <class... T, std::size_t... N, class... Layout>
+__device__ auto loaded_views(shared_tile<T, N, Layout>&... filled) noexcept
+{
+  return stage_tiles<tile<T, N, tile_state::loaded, Layout>...>(
+      tile_access::make<T, N, tile_state::loaded, Layout>(filled.elements)...);
+}
+
+}  // namespace detail
 
 /// Which threads a transaction barrier synchronizes, and so the scope of its release (arrive)
 /// and acquire (wait): the block's own threads, or the threads of every block of the cluster.
@@ -313,11 +326,21 @@ class transaction_barrier {
   }
 
   /// wait(phase), and the tile the completed phase filled, now visible to generic code.
-  template <class T, std::size_t N>
-  __device__ tile<T, N, tile_state::loaded> wait(barrier_phase& phase, shared_tile<T, N>& filled) const noexcept
+  template <class T, std::size_t N, class Layout>
+  __device__ tile<T, N, tile_state::loaded, Layout> wait(barrier_phase& phase,
+                                                         shared_tile<T, N, Layout>& filled) const noexcept
   {
     wait(phase);
-    return detail::tile_access::make<T, N, tile_state::loaded>(filled.elements);
+    return detail::tile_access::make<T, N, tile_state::loaded, Layout>(filled.elements);
+  }
+
+  /// wait(phase) once, and every tile of a stage the completed phase filled (stage_tiles.hpp).
+  template <class... Tiles>
+    requires(sizeof...(Tiles) >= 2)
+  __device__ auto wait(barrier_phase& phase, Tiles&... filled) const noexcept
+  {
+    wait(phase);
+    return detail::loaded_views(filled...);
   }
 
   /// The storage (for bulk_copy.hpp and for code beyond umsync's types).
@@ -368,12 +391,21 @@ class transaction_barriers {
   }
 
   /// wait(index, phases), and the tile the completed phase filled, now visible to generic code.
-  template <class T, std::size_t N>
-  __device__ tile<T, N, tile_state::loaded> wait(std::size_t index, barrier_phases<Count>& phases,
-                                                 shared_tile<T, N>& filled) const noexcept
+  template <class T, std::size_t N, class Layout>
+  __device__ tile<T, N, tile_state::loaded, Layout> wait(std::size_t index, barrier_phases<Count>& phases,
+                                                         shared_tile<T, N, Layout>& filled) const noexcept
   {
     wait(index, phases);
-    return detail::tile_access::make<T, N, tile_state::loaded>(filled.elements);
+    return detail::tile_access::make<T, N, tile_state::loaded, Layout>(filled.elements);
+  }
+
+  /// wait(index, phases) once, and every tile of the stage the completed phase filled.
+  template <class... Tiles>
+    requires(sizeof...(Tiles) >= 2)
+  __device__ auto wait(std::size_t index, barrier_phases<Count>& phases, Tiles&... filled) const noexcept
+  {
+    wait(index, phases);
+    return detail::loaded_views(filled...);
   }
 
  private:

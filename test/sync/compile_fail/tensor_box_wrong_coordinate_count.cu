@@ -1,0 +1,21 @@
+// Rule: a box is placed by one coordinate per dimension of its map.
+// expect-error: umsync: a tensor box is placed by one coordinate per dimension of its map
+#include <umsync/sync/bulk_copy.hpp>
+
+#include <cstdint>
+
+using map = umsync::tensor_map<std::uint16_t const, umsync::box<64, 32>, umsync::tensor_swizzle::bytes_128>;
+
+__global__ void kernel(map const __grid_constant__ source)
+{
+  __shared__ umsync::transaction_barrier_storage<umsync::barrier_scope::block> full[2];
+  auto [bars, phases] = umsync::init_barriers(full, 1).publish();
+  __shared__ map::shared_tile_type tile;
+  if (threadIdx.x == 0) {
+#if defined(UMSYNC_CF_CONTROL)
+    umsync::bulk_fill(bars[0]).load(tile.first_use(), source.box_at(0, 0)).arrive();
+#else
+    umsync::bulk_fill(bars[0]).load(tile.first_use(), source.box_at(0)).arrive();
+#endif
+  }
+}
