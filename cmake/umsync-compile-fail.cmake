@@ -7,6 +7,10 @@ file(MAKE_DIRECTORY ${WORK_DIR})
 
 # CMake lists split on ';', so both the file and nvcc's output read ';' as ','.
 file(READ ${SOURCE} content)
+# A case of an architecture-specific rule names its architecture ("// arch: sm_90a" for wgmma).
+if(content MATCHES "\n// arch: (sm_[0-9]+a?)\n")
+  list(TRANSFORM flags REPLACE "^-arch=sm_[0-9]+a?$" "-arch=${CMAKE_MATCH_1}")
+endif()
 string(REPLACE ";" "," content "${content}")
 string(REPLACE "\n" ";" content_lines "${content}")
 set(expected "")

@@ -178,6 +178,7 @@ examples=("$build"/examples/umsync_example_*)
 # tests part takes about 210 s on the H200. CUPTI and compute-sanitizer both inject themselves
 # into the process, so the telemetry tests and the health-gate example run without a tool.
 test_targets=("$build/test/umsync_gpu_tests" "$build/test/umsync_gpu_debug_tests" "$build/test/umsync_separate_gpu_tests")
+[ -x "$build/test/umsync_gpu_sm90a_tests" ] && test_targets+=("$build/test/umsync_gpu_sm90a_tests" "$build/test/umsync_gpu_debug_sm90a_tests")
 [ -x "$build/test/umsync_nccl_tests" ] && test_targets+=("$build/test/umsync_nccl_tests")
 [ -x "$build/test/rmm/umsync_rmm_tests" ] && test_targets+=("$build/test/rmm/umsync_rmm_tests")
 for tool in memcheck racecheck synccheck initcheck; do
