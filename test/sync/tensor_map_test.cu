@@ -162,7 +162,7 @@ TEST_CASE("tensor loads fill the map's tile with the box, unswizzled by the tile
   tensor_2d<std::uint32_t> const words(100, 37, 108, rng);
   tensor_2d<std::uint16_t> const halves(200, 45, 216, rng);
   // Inside, across the right and bottom edges, at negative coordinates.
-  for (auto const [x, y] : {std::pair{0, 0}, std::pair{24, 9}, std::pair{90, 33}, std::pair{-8, -3}}) {
+  for (auto const& [x, y] : {std::pair{0, 0}, std::pair{24, 9}, std::pair{90, 33}, std::pair{-8, -3}}) {
     CAPTURE(x);
     CAPTURE(y);
     bool permuted = false;
@@ -224,7 +224,7 @@ TEST_CASE("a tensor store writes the box's in-bounds part, swizzled tile in logi
   constexpr int height = 40;
   device_words target(width * height / 2);
   auto const map = store_map::encode(reinterpret_cast<std::uint16_t*>(target.get()), {width, height});
-  for (auto const [x, y] : {std::pair{8, 4}, std::pair{120, 30}, std::pair{-16, -5}}) {
+  for (auto const& [x, y] : {std::pair{8, 4}, std::pair{120, 30}, std::pair{-16, -5}}) {
     CAPTURE(x);
     CAPTURE(y);
     auto const seed = static_cast<std::uint16_t>(rng());
