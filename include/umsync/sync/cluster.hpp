@@ -41,7 +41,10 @@
 UMSYNC_NAMESPACE_BEGIN
 
 class cluster;
-class cluster_arrival;
+/// nodiscard on the type, not only on cluster::arrive(): an arrival returned through the
+/// caller's own function cannot be dropped either.
+class [[nodiscard("umsync: a cluster arrival must be waited: keep it and call wait() before the next cluster "
+                  "barrier")]] cluster_arrival;
 class cluster_shared_scope;
 template <class T>
 class remote_shared;

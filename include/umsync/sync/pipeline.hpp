@@ -132,6 +132,15 @@ __device__ inline void report_pipeline_stage(char const* what, unsigned stage, c
 
 }  // namespace detail
 
+// nodiscard on the stage types, not only on acquire() and wait(): a stage returned through the
+// caller's own function cannot be dropped either.
+template <class T, std::size_t N>
+class [[nodiscard("umsync: an acquired pipeline stage must be filled (fill()), or the consumers wait for it "
+                  "forever")]] empty_stage;
+template <class T, std::size_t N>
+class [[nodiscard("umsync: a waited pipeline stage must be released (release()) once it is read, or the producer "
+                  "never refills it")]] full_stage;
+
 /// A stage the producer acquired: empty, so its one use is fill(), which issues the bulk copy
 /// and the full barrier's arrive.expect_tx of its bytes. Its elements are not reachable.
 template <class T, std::size_t N>
