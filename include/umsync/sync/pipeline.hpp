@@ -302,10 +302,20 @@ class full_stage {
   }
 #endif
 
-  /// The elements, read-only: generic code reads what the bulk copy delivered.
+  /// The elements, read-only: generic code reads what the bulk copy delivered. Only between the
+  /// wait and release(): a read after release() (or through a moved-from handle) may see the
+  /// refill. The types cannot refuse it (a moved-from name stays in scope); UMSYNC_DEBUG builds
+  /// trap.
   template <class Index>
   __device__ T const& operator[](Index i) const noexcept
   {
+#if defined(UMSYNC_DEBUG)
+    if (released_) {
+      detail::report_pipeline_stage(moved_ ? "read through a moved-from handle" : "read after release()", stage_,
+                                    "a stage is read only between its wait() and its release(); after the release "
+                                    "the producer may already be refilling it");
+    }
+#endif
     return tile_[i];
   }
 
