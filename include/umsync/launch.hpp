@@ -14,10 +14,12 @@
 //
 // A cluster shape or a programmatic dependent launch goes through cudaLaunchKernelExC, and is
 // checked before CUDA sees it (invalid_argument, with the values): the grid divisible by the
-// cluster, the cluster within what the device allows for that kernel, a device of compute
-// capability 9.0 or newer, and for PDL a kernel binary built for sm_90 or newer, whose wait
-// was not compiled out (NVIDIA/cccl #9134). Without either, launch is cudaLaunchKernel, as
-// `<<<>>>` is. docs/pdl.md and docs/clusters.md give the rules.
+// cluster and by the kernel's own __cluster_dims__, the cluster within what the device allows
+// for that kernel, a device of compute capability 9.0 or newer, and for PDL a kernel binary
+// built for sm_90 or newer, whose wait was not compiled out (NVIDIA/cccl #9134). Without either,
+// launch is cudaLaunchKernel, as `<<<>>>` is: a grid that is not a multiple of the kernel's
+// __cluster_dims__ is then refused with the same invalid_argument once CUDA has refused it
+// (before, in UMSYNC_DEBUG builds). docs/pdl.md and docs/clusters.md give the rules.
 #pragma once
 
 #include <umsync/config.hpp>
@@ -81,8 +83,15 @@ void launch_kernel(Stream const& stream, launch_config const& config, void (*ker
   {
     void* pointers[] = {static_cast<void*>(&value_at<Index>(values))..., nullptr};
     if (!extended) {
-      check(cudaLaunchKernel(function, config.grid, config.block, pointers, config.shared_bytes, stream.get()),
-            "cudaLaunchKernel", config.where);
+#if defined(UMSYNC_DEBUG)
+      check_compiled_cluster(function, config);  // before CUDA sees the launch
+#endif
+      cudaError_t const status = cudaLaunchKernel(function, config.grid, config.block, pointers, config.shared_bytes,
+                                                  stream.get());
+      if (status != cudaSuccess) [[unlikely]] {
+        check_compiled_cluster(function, config);  // a grid of partial clusters is refused by its rule
+      }
+      check(status, "cudaLaunchKernel", config.where);
       return;
     }
     cudaLaunchAttribute attributes[2]{};
