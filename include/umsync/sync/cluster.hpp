@@ -20,12 +20,14 @@
 //
 // What the types prove and what they cannot: docs/clusters.md. A view (remote_shared) comes only
 // from a scope, and a scope only from a barrier that has completed in this thread (its default
-// constructor runs one, or it takes the proof that cluster::sync() or cluster_arrival::wait()
-// returns). The view can be neither copied nor assigned, so a named view cannot leave the
+// constructor runs one, or it takes, by value, the proof that cluster::sync() or
+// cluster_arrival::wait() returns, so only the call's own result opens it, never a proof kept
+// for later). The view can be neither copied nor assigned, so a named view cannot leave the
 // block it was declared in, and the scope's destructor runs the closing barrier on every way out
-// of that block, early returns included. A raw pointer taken from a view, a whole block that
-// exits before it opens its scope, and blocks that run different numbers of cluster barriers
-// are beyond the types.
+// of that block, early returns included. A raw pointer taken from a view, a view a helper
+// returns as a prvalue (no constructor runs, so none can refuse it), a whole block that exits
+// before it opens its scope, and blocks that run different numbers of cluster barriers are
+// beyond the types (docs/clusters.md).
 #pragma once
 
 #include <umsync/config.hpp>
