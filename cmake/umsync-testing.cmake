@@ -70,7 +70,8 @@ endfunction()
 # umsync_compile_fail_flags(<var> [extra flags...]): the nvcc flags of a compile-fail check,
 # joined with "|" for a -D argument: C++20, the first CUDA architecture built, umsync's headers,
 # UMSYNC_DEBUG as the build, and (as umsync's own builds) a dropped [[nodiscard]] result is an
-# error.
+# error: 3000 and 3001 for nodiscard functions and types, 3005 for a nodiscard type that cannot
+# be copied (cluster_arrival, the pipeline's stages), which nvcc reports under its own number.
 function(umsync_compile_fail_flags var)
   list(GET CMAKE_CUDA_ARCHITECTURES 0 arch)
   string(REGEX REPLACE "[^0-9].*$" "" arch "${arch}")

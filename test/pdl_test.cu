@@ -80,6 +80,15 @@ __global__ void independent_only(umsync::independent<std::uint32_t> scratch, std
   }
 }
 
+/// independent_only with a cluster shape of its own: grids of it are whole pairs of blocks.
+__global__ void __cluster_dims__(2, 1, 1)
+    clustered_independent(umsync::independent<std::uint32_t> scratch, std::size_t count)
+{
+  for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < count; i += std::size_t(gridDim.x) * blockDim.x) {
+    scratch[i] = static_cast<std::uint32_t>(i);
+  }
+}
+
 void launch_raw_dependent(cudaStream_t stream, std::uint32_t const* in, std::uint32_t* out)
 {
   cudaLaunchAttribute attribute{};
@@ -282,4 +291,36 @@ TEST_CASE("a cluster larger than the portable size is refused until the kernel a
     CHECK(std::string(e.what()).find("does not fit") != std::string::npos);
   }
   s.synchronize();
+}
+
+TEST_CASE("a grid that is not a multiple of the kernel's own __cluster_dims__ is refused, naming the rule")
+{
+  umsync_test::memory_baseline const baseline;
+  umsync::stream<compute> const s;
+  umsync::stream_buffer<std::uint32_t, compute> scratch(n, s);
+  char const* const rule = "is not a multiple of the kernel's __cluster_dims__ {2, 1, 1}; a kernel compiled with a "
+                           "cluster shape runs only on a grid of whole clusters";
+  for (bool const dependent : {false, true}) {
+    try {
+      if (dependent) {
+        umsync::launch_dependent(s, {.grid = 3, .block = 128}, clustered_independent, scratch, n);
+      } else {
+        umsync::launch(s, {.grid = 3, .block = 128}, clustered_independent, scratch, n);
+      }
+      FAIL("no invalid_argument");
+    } catch (umsync::invalid_argument const& e) {
+      CHECK(std::string(e.what()).find(rule) != std::string::npos);
+    }
+    static_cast<void>(cudaGetLastError());  // a release build's plain launch was refused by CUDA first
+  }
+  umsync::memset_bytes(s, scratch, 0);
+  CHECK_NOTHROW(umsync::launch(s, {.grid = 4, .block = 128}, clustered_independent, scratch, n));
+  s.synchronize();
+  std::vector<std::uint32_t> host(n);
+  umsync::copy_sync_pageable(host, scratch, s);
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    wrong += host[i] != static_cast<std::uint32_t>(i) ? 1 : 0;
+  }
+  CHECK(wrong == 0);
 }

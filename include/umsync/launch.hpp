@@ -14,10 +14,12 @@
 //
 // A cluster shape or a programmatic dependent launch goes through cudaLaunchKernelExC, and is
 // checked before CUDA sees it (invalid_argument, with the values): the grid divisible by the
-// cluster, the cluster within what the device allows for that kernel, a device of compute
-// capability 9.0 or newer, and for PDL a kernel binary built for sm_90 or newer, whose wait
-// was not compiled out (NVIDIA/cccl #9134). Without either, launch is cudaLaunchKernel, as
-// `<<<>>>` is. docs/pdl.md and docs/clusters.md give the rules.
+// cluster and by the kernel's own __cluster_dims__, the cluster within what the device allows
+// for that kernel, a device of compute capability 9.0 or newer, and for PDL a kernel binary
+// built for sm_90 or newer, whose wait was not compiled out (NVIDIA/cccl #9134). Without either,
+// launch is cudaLaunchKernel, as `<<<>>>` is: a grid that is not a multiple of the kernel's
+// __cluster_dims__ is then refused with the same invalid_argument once CUDA has refused it
+// (before, in UMSYNC_DEBUG builds). docs/pdl.md and docs/clusters.md give the rules.
 #pragma once
 
 #include <umsync/config.hpp>
@@ -41,6 +43,46 @@ UMSYNC_NAMESPACE_BEGIN
 
 namespace detail {
 
+template <class Param>
+inline constexpr bool is_independent_parameter = false;
+template <class T>
+inline constexpr bool is_independent_parameter<independent<T>> = true;
+
+/// UMSYNC_DEBUG: an independent<T> parameter's claim (no earlier work the launch may overlap
+/// uses this memory) checked against what the ordering checker recorded on the stream: memory
+/// by its span, a raw pointer as the rest of its allocation. Release builds do nothing.
+template <class Pointer, class Argument>
+void check_independent_argument(Argument& argument, cudaStream_t stream, std::source_location const& where)
+{
+  if constexpr (debug_build) {
+    constexpr debug::access kind = std::is_const_v<std::remove_pointer_t<Pointer>> ? debug::access::read
+                                                                                   : debug::access::write;
+    if constexpr (memory_range<Argument>) {
+      auto const memory = memory_of(argument);
+      debug::check_independent_claim(memory.data(), memory.size_bytes(), stream, kind, where);
+    } else if constexpr (std::is_pointer_v<std::remove_cv_t<Argument>> &&
+                         !std::is_function_v<std::remove_pointer_t<std::remove_cv_t<Argument>>>) {
+      void const volatile* const address = argument;
+      debug::check_independent_claim(const_cast<void const*>(address), debug::unknown_extent, stream, kind, where);
+    }
+  } else {
+    static_cast<void>(argument);
+    static_cast<void>(stream);
+    static_cast<void>(where);
+  }
+}
+
+#if defined(UMSYNC_DEBUG)
+/// UMSYNC_DEBUG: tells the ordering checker that a launch's argument accesses begin and end.
+struct launch_noting {
+  cudaStream_t stream;
+  launch_noting(cudaStream_t s, bool dependent) : stream(s) { debug::note_launch(s, dependent); }
+  launch_noting(launch_noting const&) = delete;
+  launch_noting& operator=(launch_noting const&) = delete;
+  ~launch_noting() { debug::note_launch_end(stream); }
+};
+#endif
+
 /// What the kernel receives, as its parameter `Param`, for `argument` on a stream tagged
 /// `StreamTag`. Memory counts as written when the parameter is T*, as read when it is T const*.
 /// Each rule is checked here, where the argument meets its parameter, so a mistake is reported
@@ -52,6 +94,9 @@ decltype(auto) kernel_argument(Argument&& argument, cudaStream_t stream, std::so
   if constexpr (pdl_parameter<Param>::value) {
     // pending<T> and independent<T> (pdl.hpp) take memory under the rules of a T* parameter.
     using pointer = typename pdl_parameter<Param>::pointer;
+    if constexpr (is_independent_parameter<Param>) {
+      check_independent_argument<pointer>(argument, stream, where);
+    }
     return pdl_parameter_access::make<Param>(
         static_cast<pointer>(kernel_argument<StreamTag, pointer>(std::forward<Argument>(argument), stream, where)));
   } else if constexpr (memory_range<std::remove_reference_t<Argument>>) {
@@ -70,6 +115,9 @@ void launch_kernel(Stream const& stream, launch_config const& config, void (*ker
 {
   using tag = typename Stream::tag_type;
   using indices = std::index_sequence_for<Params...>;
+#if defined(UMSYNC_DEBUG)
+  launch_noting const noting(stream.get(), Mode == launch_mode::dependent);
+#endif
   values_of<Params...> values{
       {static_cast<Params>(kernel_argument<tag, Params>(std::forward<Args>(args), stream.get(), config.where))}...};
   void const* const function = reinterpret_cast<void const*>(kernel);
@@ -81,8 +129,15 @@ void launch_kernel(Stream const& stream, launch_config const& config, void (*ker
   {
     void* pointers[] = {static_cast<void*>(&value_at<Index>(values))..., nullptr};
     if (!extended) {
-      check(cudaLaunchKernel(function, config.grid, config.block, pointers, config.shared_bytes, stream.get()),
-            "cudaLaunchKernel", config.where);
+#if defined(UMSYNC_DEBUG)
+      check_compiled_cluster(function, config);  // before CUDA sees the launch
+#endif
+      cudaError_t const status = cudaLaunchKernel(function, config.grid, config.block, pointers, config.shared_bytes,
+                                                  stream.get());
+      if (status != cudaSuccess) [[unlikely]] {
+        check_compiled_cluster(function, config);  // a grid of partial clusters is refused by its rule
+      }
+      check(status, "cudaLaunchKernel", config.where);
       return;
     }
     cudaLaunchAttribute attributes[2]{};

@@ -39,8 +39,19 @@ UMSYNC_NAMESPACE_BEGIN
 /// the stream has completed and its memory operations are visible (PTX ISA, griddepcontrol).
 /// Only wait_for_prerequisite_grids() makes one.
 class prerequisites_complete {
+ public:
+  /// Declared only so that forging a proof (`prerequisites_complete{}`) fails with the rule's message.
+  template <class Forged = void>
+  __host__ __device__ prerequisites_complete() noexcept
+  {
+    static_assert(detail::dependent_false<Forged>,
+                  "umsync: a prerequisites_complete proof comes only from umsync::wait_for_prerequisite_grids(); it "
+                  "cannot be made, so pending memory opens only after the wait");
+  }
+
  private:
-  constexpr prerequisites_complete() noexcept = default;
+  struct waited {};
+  __host__ __device__ constexpr explicit prerequisites_complete(waited) noexcept {}
   friend __device__ prerequisites_complete wait_for_prerequisite_grids() noexcept;
 };
 
@@ -54,7 +65,7 @@ wait_for_prerequisite_grids() noexcept
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   cudaGridDependencySynchronize();
 #endif
-  return prerequisites_complete{};
+  return prerequisites_complete(prerequisites_complete::waited{});
 }
 
 /// Lets the next PDL kernel on the stream start once every block of this grid has called it or

@@ -2,7 +2,8 @@
 // stubbed CUDA runtime, so they run on any machine: the runtime functions the checks call are
 // defined here, and the executable's definitions take the place of libcudart's. Each case sets
 // what the "device" reports and checks what launch and launch_dependent accept or refuse. The
-// same refusals on a real H200: test/pdl_test.cu.
+// same refusals on a real H200: test/pdl_test.cu. A plain launch goes through the stubbed
+// cudaLaunchKernel, which refuses a grid of partial clusters as CUDA does.
 #include <doctest/doctest.h>
 #include <umsync/launch.hpp>
 
@@ -18,8 +19,10 @@ struct stub_state {
   int binary_version = 90;
   int non_portable = 0;
   int max_cluster = 8;
+  int required_cluster[3] = {0, 0, 0};  // the kernel's __cluster_dims__
   int attribute_reads = 0;
   int launches = 0;
+  int plain_launches = 0;
   unsigned last_attributes = 0;
   dim3 last_cluster{0, 0, 0};
   bool last_programmatic = false;
@@ -51,6 +54,21 @@ cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attributes, void const*)
   attributes->ptxVersion = stub.ptx_version;
   attributes->binaryVersion = stub.binary_version;
   attributes->nonPortableClusterSizeAllowed = stub.non_portable;
+  attributes->requiredClusterWidth = stub.required_cluster[0];
+  attributes->requiredClusterHeight = stub.required_cluster[1];
+  attributes->requiredClusterDepth = stub.required_cluster[2];
+  return cudaSuccess;
+}
+// As CUDA does: a kernel compiled with __cluster_dims__ on a grid of partial clusters is refused.
+cudaError_t cudaLaunchKernel(void const*, dim3 grid, dim3, void**, std::size_t, cudaStream_t)
+{
+  ++stub.plain_launches;
+  int const* const required = stub.required_cluster;
+  if (required[0] != 0 &&
+      (grid.x % static_cast<unsigned>(required[0]) != 0 || grid.y % static_cast<unsigned>(required[1]) != 0 ||
+       grid.z % static_cast<unsigned>(required[2]) != 0)) {
+    return cudaErrorInvalidClusterSize;
+  }
   return cudaSuccess;
 }
 cudaError_t cudaOccupancyMaxPotentialClusterSize(int* size, void const*, cudaLaunchConfig_t const*)
@@ -85,6 +103,8 @@ void dependent_a(umsync::pending<float const>, umsync::independent<float>, std::
 void dependent_b(umsync::pending<float const>, umsync::independent<float>, std::size_t) {}
 void clustered_a(float*, std::size_t) {}
 void clustered_b(float*, std::size_t) {}
+void compiled_cluster_dependent(umsync::independent<float>, std::size_t) {}
+void compiled_cluster_plain(float*, std::size_t) {}
 
 umsync::stream_view<compute> stream() { return umsync::stream_view<compute>{reinterpret_cast<cudaStream_t>(0x10)}; }
 
@@ -159,4 +179,42 @@ TEST_CASE("a cluster above the portable 8 is refused until the kernel allows it,
         umsync::launch(stream(), {.grid = 64, .block = 64, .cluster = {32, 1, 1}}, clustered_b, x, std::size_t{0});
       }),
       "allows at most 16 blocks per cluster"));
+}
+
+TEST_CASE("a dependent launch of a kernel compiled with __cluster_dims__ on a grid of partial clusters is refused")
+{
+  stub = {};
+  stub.required_cluster[0] = 2;
+  stub.required_cluster[1] = 1;
+  stub.required_cluster[2] = 1;
+  float* x = nullptr;
+  std::string const why = refusal([&] {
+    umsync::launch_dependent(stream(), {.grid = 3, .block = 32}, compiled_cluster_dependent, x, std::size_t{0});
+  });
+  CHECK(contains(why, "grid {3, 1, 1} is not a multiple of the kernel's __cluster_dims__ {2, 1, 1}; a kernel compiled "
+                      "with a cluster shape runs only on a grid of whole clusters"));
+  CHECK(stub.launches == 0);
+  // A grid of whole clusters goes through.
+  CHECK(refusal([&] {
+          umsync::launch_dependent(stream(), {.grid = 4, .block = 32}, compiled_cluster_dependent, x, std::size_t{0});
+        }).empty());
+  CHECK(stub.launches == 1);
+}
+
+TEST_CASE("a plain launch of a kernel compiled with __cluster_dims__ on a grid of partial clusters names the rule")
+{
+  stub = {};
+  stub.required_cluster[0] = 2;
+  stub.required_cluster[1] = 2;
+  stub.required_cluster[2] = 1;
+  float* x = nullptr;
+  std::string const why = refusal([&] {
+    umsync::launch(stream(), {.grid = {4, 3, 1}, .block = 32}, compiled_cluster_plain, x, std::size_t{0});
+  });
+  CHECK(contains(why, "launch at "));
+  CHECK(contains(why, "grid {4, 3, 1} is not a multiple of the kernel's __cluster_dims__ {2, 2, 1}"));
+  CHECK(refusal([&] {
+          umsync::launch(stream(), {.grid = {4, 4, 1}, .block = 32}, compiled_cluster_plain, x, std::size_t{0});
+        }).empty());
+  CHECK(stub.plain_launches == 2);
 }

@@ -1,9 +1,10 @@
 // GPU tests of the UMSYNC_DEBUG checks of sync/pipeline.hpp: a stage index out of range, a
 // consumer's wait from the producer's warp and an acquire from a consumer warp (a role's
 // operation from a warp outside its mask), a stage released twice, one released through a
-// moved-from handle, a waited stage destroyed unreleased and an acquired one destroyed unfilled
-// each trap with a message; a block too small for the warp masks traps at publish(). A correct
-// pipeline in a debug build does not. Each trap runs in a child process.
+// moved-from handle, a stage read after release() or through a moved-from handle, a waited
+// stage destroyed unreleased and an acquired one destroyed unfilled each trap with a message; a
+// block too small for the warp masks traps at publish(). A correct pipeline in a debug build does
+// not. Each trap runs in a child process.
 #include "support/child_process.hpp"
 #include "support/device_trap.hpp"
 #include "support/gpu_test.hpp"
@@ -34,6 +35,8 @@ enum class misuse : unsigned {
   acquire_by_consumer_warp,
   released_twice,
   released_after_move,
+  read_after_release,
+  read_after_move,
   not_released,
   not_filled,
 };
@@ -71,6 +74,13 @@ __global__ void pipelined_add(std::uint32_t const* in, std::uint32_t* out)
         auto moved = std::move(stage);
         std::move(moved).release();
         std::move(stage).release();  // NOLINT(bugprone-use-after-move): the misuse under test
+      } else if constexpr (Misuse == misuse::read_after_release) {
+        std::move(stage).release();
+        out[base + std::size_t(k) * words + thread] = stage[thread];  // NOLINT(bugprone-use-after-move)
+      } else if constexpr (Misuse == misuse::read_after_move) {
+        auto moved = std::move(stage);
+        out[base + std::size_t(k) * words + thread] = stage[thread];  // NOLINT(bugprone-use-after-move)
+        std::move(moved).release();
       } else if constexpr (Misuse != misuse::not_released) {
         std::move(stage).release();
       }
@@ -137,6 +147,14 @@ TEST_CASE("child process - pipeline stage released after a move" * doctest::skip
 {
   run_child<misuse::released_after_move>();
 }
+TEST_CASE("child process - pipeline stage read after release" * doctest::skip())
+{
+  run_child<misuse::read_after_release>();
+}
+TEST_CASE("child process - pipeline stage read after a move" * doctest::skip())
+{
+  run_child<misuse::read_after_move>();
+}
 TEST_CASE("child process - pipeline stage not released" * doctest::skip()) { run_child<misuse::not_released>(); }
 TEST_CASE("child process - pipeline stage not filled" * doctest::skip()) { run_child<misuse::not_filled>(); }
 TEST_CASE("child process - pipeline in a block smaller than its warp masks" * doctest::skip())
@@ -177,6 +195,20 @@ TEST_CASE("a pipeline stage released through a moved-from handle traps")
 {
   umsync_test::expect_child_trap("child process - pipeline stage released after a move",
                                  {"umsync: pipeline stage 0 released through a moved-from handle in block ("});
+}
+
+TEST_CASE("a pipeline stage read after release() traps")
+{
+  umsync_test::expect_child_trap("child process - pipeline stage read after release",
+                                 {"umsync: pipeline stage 0 read after release() in block (",
+                                  "; a stage is read only between its wait() and its release(); after the release the "
+                                  "producer may already be refilling it"});
+}
+
+TEST_CASE("a pipeline stage read through a moved-from handle traps")
+{
+  umsync_test::expect_child_trap("child process - pipeline stage read after a move",
+                                 {"umsync: pipeline stage 0 read through a moved-from handle in block ("});
 }
 
 TEST_CASE("a waited pipeline stage destroyed without release() traps")

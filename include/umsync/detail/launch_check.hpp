@@ -50,6 +50,7 @@ enum class launch_refusal : unsigned char {
   needs_hopper,
   wait_compiled_out,
   cluster_dims_differ,
+  grid_not_whole_clusters,
   cluster_not_portable,
   cluster_too_large,
 };
@@ -71,6 +72,26 @@ enum class launch_refusal : unsigned char {
   return launch_refusal::none;
 }
 
+/// A kernel compiled with __cluster_dims__ launched without a cluster shape: its grid must be made
+/// of whole clusters of the compiled shape (CUDA programming guide, thread block clusters: "the
+/// grid dimension must be a multiple of cluster size"). `required` is the compiled shape
+/// (cudaFuncAttributes::requiredCluster*), zeros for a kernel without one. A launch that gives a
+/// shape is compared with `required` by device_refusal (cluster_dims_differ) and checked for
+/// divisibility by shape_refusal.
+[[nodiscard]] inline launch_refusal compiled_cluster_refusal(int const (&required)[3],
+                                                             launch_config const& config) noexcept
+{
+  if (required[0] <= 0 || required[1] <= 0 || required[2] <= 0 || config.cluster.x != 0) {
+    return launch_refusal::none;
+  }
+  if (config.grid.x % static_cast<unsigned>(required[0]) != 0 ||
+      config.grid.y % static_cast<unsigned>(required[1]) != 0 ||
+      config.grid.z % static_cast<unsigned>(required[2]) != 0) {
+    return launch_refusal::grid_not_whole_clusters;
+  }
+  return launch_refusal::none;
+}
+
 /// Whether the device cannot run `config` of the kernel `facts` describe, and why.
 [[nodiscard]] inline launch_refusal device_refusal(kernel_facts const& facts, launch_config const& config,
                                                    launch_mode mode) noexcept
@@ -82,6 +103,10 @@ enum class launch_refusal : unsigned char {
   // virtual architecture, JIT-compiled for this device, has it compiled out (NVIDIA/cccl #9134).
   if (mode == launch_mode::dependent && (facts.ptx_version < 90 || facts.binary_version < 90)) {
     return launch_refusal::wait_compiled_out;
+  }
+  if (launch_refusal const compiled = compiled_cluster_refusal(facts.required_cluster, config);
+      compiled != launch_refusal::none) {
+    return compiled;
   }
   dim3 const cluster = config.cluster;
   if (cluster.x == 0) {
@@ -115,6 +140,14 @@ enum class launch_refusal : unsigned char {
 /// Refuses, before CUDA sees it, a cluster shape or a programmatic dependent launch that cannot
 /// run as asked: invalid_argument naming the values and the launch's line.
 void check_launch_attributes(void const* kernel, launch_config const& config, launch_mode mode);
+
+/// A plain launch (no cluster shape, not dependent) of a kernel compiled with __cluster_dims__
+/// whose grid is not made of whole clusters: invalid_argument naming the rule, the grid and the
+/// compiled shape. Reads the kernel's attributes (cudaFuncGetAttributes), so launch() calls it
+/// only where that costs nothing that matters: after CUDA refused the launch (to say why), and
+/// before every plain launch in UMSYNC_DEBUG builds. Returns quietly when the attributes cannot
+/// be read, so the launch's own error is reported.
+void check_compiled_cluster(void const* kernel, launch_config const& config);
 
 // The compiled part of this header (config.hpp: inline here, or compiled once with
 // UMSYNC_SEPARATE_COMPILATION).
@@ -240,6 +273,15 @@ UMSYNC_DETAIL_COMPILED kernel_facts const& facts_of(void const* kernel, launch_c
                             static_cast<unsigned>(facts.required_cluster[1]),
                             static_cast<unsigned>(facts.required_cluster[2])));
       break;
+    case launch_refusal::grid_not_whole_clusters:
+      why.append("grid ");
+      append_dim3(why, config.grid);
+      why.append(" is not a multiple of the kernel's __cluster_dims__ ");
+      append_dim3(why, dim3(static_cast<unsigned>(facts.required_cluster[0]),
+                            static_cast<unsigned>(facts.required_cluster[1]),
+                            static_cast<unsigned>(facts.required_cluster[2])));
+      why.append("; a kernel compiled with a cluster shape runs only on a grid of whole clusters");
+      break;
     case launch_refusal::cluster_not_portable:
       why.append_parts("a cluster of ", config.cluster.x * config.cluster.y * config.cluster.z,
                        " blocks is larger than the portable 8; set cudaFuncAttributeNonPortableClusterSizeAllowed on "
@@ -273,6 +315,23 @@ UMSYNC_DETAIL_COMPILED kernel_facts const& facts_of(void const* kernel, launch_c
   kernel_facts const& fresh = facts_of(kernel, config, true);
   if (launch_refusal const refusal = device_refusal(fresh, config, mode); refusal != launch_refusal::none) {
     refuse_launch(refusal, fresh, config, mode);
+  }
+}
+
+[[gnu::noinline]] UMSYNC_DETAIL_COMPILED void check_compiled_cluster(void const* kernel, launch_config const& config)
+{
+  cudaFuncAttributes attributes{};
+  if (cudaFuncGetAttributes(&attributes, kernel) != cudaSuccess) {
+    return;  // the launch's own error (or the next call's) says what went wrong
+  }
+  kernel_facts facts;
+  facts.kernel = kernel;
+  facts.required_cluster[0] = attributes.requiredClusterWidth;
+  facts.required_cluster[1] = attributes.requiredClusterHeight;
+  facts.required_cluster[2] = attributes.requiredClusterDepth;
+  if (launch_refusal const refusal = compiled_cluster_refusal(facts.required_cluster, config);
+      refusal != launch_refusal::none) {
+    refuse_launch(refusal, facts, config, launch_mode::plain);
   }
 }
 

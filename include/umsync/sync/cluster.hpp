@@ -20,12 +20,14 @@
 //
 // What the types prove and what they cannot: docs/clusters.md. A view (remote_shared) comes only
 // from a scope, and a scope only from a barrier that has completed in this thread (its default
-// constructor runs one, or it takes the proof that cluster::sync() or cluster_arrival::wait()
-// returns). The view can be neither copied nor assigned, so a named view cannot leave the
+// constructor runs one, or it takes, by value, the proof that cluster::sync() or
+// cluster_arrival::wait() returns, so only the call's own result opens it, never a proof kept
+// for later). The view can be neither copied nor assigned, so a named view cannot leave the
 // block it was declared in, and the scope's destructor runs the closing barrier on every way out
-// of that block, early returns included. A raw pointer taken from a view, a whole block that
-// exits before it opens its scope, and blocks that run different numbers of cluster barriers
-// are beyond the types.
+// of that block, early returns included. A raw pointer taken from a view, a view a helper
+// returns as a prvalue (no constructor runs, so none can refuse it), a whole block that exits
+// before it opens its scope, and blocks that run different numbers of cluster barriers are
+// beyond the types (docs/clusters.md).
 #pragma once
 
 #include <umsync/config.hpp>
@@ -41,7 +43,10 @@
 UMSYNC_NAMESPACE_BEGIN
 
 class cluster;
-class cluster_arrival;
+/// nodiscard on the type, not only on cluster::arrive(): an arrival returned through the
+/// caller's own function cannot be dropped either.
+class [[nodiscard("umsync: a cluster arrival must be waited: keep it and call wait() before the next cluster "
+                  "barrier")]] cluster_arrival;
 class cluster_shared_scope;
 template <class T>
 class remote_shared;
@@ -87,7 +92,9 @@ __device__ inline std::uint32_t cluster_block_count() noexcept { return cuda::pt
 /// started, so every block of the cluster has started (the CUDA programming guide's distributed
 /// shared memory section: a block may access another block's shared memory only once that block
 /// is known to be running). Returned by cluster::sync() and cluster_arrival::wait() only; it
-/// cannot be made, copied or stored, only handed to cluster_shared_scope at once.
+/// cannot be made, copied or moved, only handed to cluster_shared_scope at once: the scope takes
+/// it by value, which only the call's own result (a prvalue, C++17 guaranteed elision) can
+/// initialise. A proof kept in a variable may be named, but never spent.
 class cluster_barrier_passed {
  public:
   /// Declared only so that forging a proof fails with the rule's message.
@@ -98,7 +105,26 @@ class cluster_barrier_passed {
                   "umsync: a cluster_barrier_passed proof comes only from cluster::sync() or "
                   "cluster_arrival::wait(); it cannot be made");
   }
-  cluster_barrier_passed(cluster_barrier_passed const&) = delete;
+  /// Declared only so that copying or moving a kept proof, or making one from anything else,
+  /// fails with the rule's message (it wins over the deleted copy constructor below for every
+  /// argument but a volatile one).
+  template <class Other>
+  __device__ cluster_barrier_passed(Other&&) noexcept  // NOLINT: exists to reject with a message
+  {
+    if constexpr (std::is_same_v<std::remove_cvref_t<Other>, cluster_barrier_passed>) {
+      static_assert(detail::dependent_false<Other>,
+                    "umsync: a cluster_barrier_passed proof cannot be stored or moved: pass the barrier's own result "
+                    "to cluster_shared_scope at once (cluster_shared_scope scope(arrival.wait())), so nothing comes "
+                    "between the barrier and the scope it opens");
+    } else {
+      static_assert(detail::dependent_false<Other>,
+                    "umsync: a cluster_barrier_passed proof comes only from cluster::sync() or "
+                    "cluster_arrival::wait(); it cannot be made");
+    }
+  }
+  /// The one copy constructor, deleted, and volatile so that the template above is the better
+  /// match for a const proof too; no move constructor is declared.
+  cluster_barrier_passed(cluster_barrier_passed const volatile&) = delete;
   cluster_barrier_passed& operator=(cluster_barrier_passed const&) = delete;
 
  private:
@@ -253,8 +279,9 @@ class cluster_shared_scope {
     check_launch();
     static_cast<void>(cluster::sync());
   }
-  /// Opens on a barrier the thread has already passed: cluster_shared_scope(arrival.wait()).
-  __device__ explicit cluster_shared_scope(cluster_barrier_passed&& opened) noexcept
+  /// Opens on a barrier the thread has just passed: cluster_shared_scope(arrival.wait()). By
+  /// value: only the barrier call's own result initialises it, never a proof kept in a variable.
+  __device__ explicit cluster_shared_scope(cluster_barrier_passed opened) noexcept
   {
     static_cast<void>(opened);
     check_launch();

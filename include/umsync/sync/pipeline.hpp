@@ -42,6 +42,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <type_traits>
 #include <utility>
 
 UMSYNC_NAMESPACE_BEGIN
@@ -130,6 +131,42 @@ __device__ inline void report_pipeline_stage(char const* what, unsigned stage, c
 }
 #endif
 
+/// A stage handle assigned (`Source` is what it is given): the read stage's rule when a full
+/// stage and an empty (acquired) one meet, the handle's own otherwise.
+template <bool FullAndEmpty, class Source>
+__device__ constexpr void reject_stage_reassignment() noexcept
+{
+  if constexpr (FullAndEmpty) {
+    static_assert(dependent_false<Source>,
+                  "umsync: a read (full) pipeline stage becomes a refill target only through release() and the "
+                  "producer's own acquire(): a waited stage's handle is neither assigned to nor from an acquired one");
+  } else {
+    static_assert(dependent_false<Source>,
+                  "umsync: a pipeline stage handle cannot be reassigned: each handle is one acquire() or wait(), "
+                  "consumed by its own fill() or release()");
+  }
+}
+
+}  // namespace detail
+
+// nodiscard on the stage types, not only on acquire() and wait(): a stage returned through the
+// caller's own function cannot be dropped either.
+template <class T, std::size_t N>
+class [[nodiscard("umsync: an acquired pipeline stage must be filled (fill()), or the consumers wait for it "
+                  "forever")]] empty_stage;
+template <class T, std::size_t N>
+class [[nodiscard("umsync: a waited pipeline stage must be released (release()) once it is read, or the producer "
+                  "never refills it")]] full_stage;
+
+namespace detail {
+template <class Stage>
+inline constexpr bool is_full_stage = false;
+template <class T, std::size_t N>
+inline constexpr bool is_full_stage<full_stage<T, N>> = true;
+template <class Stage>
+inline constexpr bool is_empty_stage = false;
+template <class T, std::size_t N>
+inline constexpr bool is_empty_stage<empty_stage<T, N>> = true;
 }  // namespace detail
 
 /// A stage the producer acquired: empty, so its one use is fill(), which issues the bulk copy
@@ -139,7 +176,13 @@ class empty_stage {
  public:
   empty_stage(empty_stage const&) = delete;
   empty_stage& operator=(empty_stage const&) = delete;
-  empty_stage& operator=(empty_stage&&) = delete;
+  /// Declared only so that reassigning an acquired stage, above all from a waited (full) one,
+  /// fails with the rule's message.
+  template <class Other>
+  __device__ void operator=(Other&&) noexcept  // void: the rejection is the only error
+  {
+    detail::reject_stage_reassignment<detail::is_full_stage<std::remove_cvref_t<Other>>, Other>();
+  }
   __device__ empty_stage(empty_stage&& other) noexcept
       : tile_(std::move(other.tile_)), full_(other.full_), stage_(other.stage_)
   {
@@ -231,7 +274,13 @@ class full_stage {
                   "(std::move) into release()");
   }
   full_stage& operator=(full_stage const&) = delete;
-  full_stage& operator=(full_stage&&) = delete;
+  /// Declared only so that reassigning a waited stage, above all with an acquired (refill) one,
+  /// fails with the rule's message.
+  template <class Other>
+  __device__ void operator=(Other&&) noexcept  // void: the rejection is the only error
+  {
+    detail::reject_stage_reassignment<detail::is_empty_stage<std::remove_cvref_t<Other>>, Other>();
+  }
   __device__ full_stage(full_stage&& other) noexcept
       : tile_(std::move(other.tile_)), empty_(other.empty_), stage_(other.stage_)
   {
@@ -253,10 +302,20 @@ class full_stage {
   }
 #endif
 
-  /// The elements, read-only: generic code reads what the bulk copy delivered.
+  /// The elements, read-only: generic code reads what the bulk copy delivered. Only between the
+  /// wait and release(): a read after release() (or through a moved-from handle) may see the
+  /// refill. The types cannot refuse it (a moved-from name stays in scope); UMSYNC_DEBUG builds
+  /// trap.
   template <class Index>
   __device__ T const& operator[](Index i) const noexcept
   {
+#if defined(UMSYNC_DEBUG)
+    if (released_) {
+      detail::report_pipeline_stage(moved_ ? "read through a moved-from handle" : "read after release()", stage_,
+                                    "a stage is read only between its wait() and its release(); after the release "
+                                    "the producer may already be refilling it");
+    }
+#endif
     return tile_[i];
   }
 

@@ -32,6 +32,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <type_traits>
 
 #if !defined(UMSYNC_TRANSACTION_WAIT_NS)
 /// UMSYNC_DEBUG: how long a transaction barrier wait spins before it traps (4 s: long enough for
@@ -187,13 +188,19 @@ __device__ void note_issued(transaction_barrier_storage<Scope>* storage, std::ui
 /// drift apart. A parity bit cannot be passed instead.
 class barrier_phase {
  public:
-  /// Declared only so that a phase made from a number fails with the rule's message.
+  /// Declared only so that a phase made from a number, or copied, fails with the rule's message.
   template <class... Args>
   __device__ barrier_phase(Args&&...) noexcept  // NOLINT: exists to reject with a message
   {
-    static_assert(detail::dependent_false<Args...>,
-                  "umsync: a barrier_phase comes only from publish() and advances only by a wait; a phase parity "
-                  "cannot be passed");
+    if constexpr ((std::is_same_v<std::remove_cvref_t<Args>, barrier_phase> || ...)) {
+      static_assert(detail::dependent_false<Args...>,
+                    "umsync: a barrier_phase cannot be copied: a thread's phase advances only by its own waits, and "
+                    "two copies would drift apart; move it (std::move)");
+    } else {
+      static_assert(detail::dependent_false<Args...>,
+                    "umsync: a barrier_phase comes only from publish() and advances only by a wait; a phase parity "
+                    "cannot be passed");
+    }
   }
   barrier_phase(barrier_phase const&) = delete;
   barrier_phase& operator=(barrier_phase const&) = delete;
@@ -229,15 +236,28 @@ class barrier_phases {
   static_assert(Count >= 1 && Count <= 32, "umsync: a transaction barrier set holds 1 to 32 barriers");
 
  public:
-  /// Declared only so that phases made from numbers fail with the rule's message.
+  /// Declared only so that phases made from numbers, or copied, fail with the rule's message.
   template <class... Args>
   __device__ barrier_phases(Args&&...) noexcept  // NOLINT: exists to reject with a message
   {
-    static_assert(detail::dependent_false<Args...>,
-                  "umsync: a barrier_phase comes only from publish() and advances only by a wait; a phase parity "
-                  "cannot be passed");
+    if constexpr ((std::is_same_v<std::remove_cvref_t<Args>, barrier_phases> || ...)) {
+      static_assert(detail::dependent_false<Args...>,
+                    "umsync: a barrier_phase cannot be copied: a thread's phase advances only by its own waits, and "
+                    "two copies would drift apart; move it (std::move)");
+    } else {
+      static_assert(detail::dependent_false<Args...>,
+                    "umsync: a barrier_phase comes only from publish() and advances only by a wait; a phase parity "
+                    "cannot be passed");
+    }
   }
-  barrier_phases(barrier_phases const&) = delete;
+  /// As the template above, for a copy of const phases.
+  __device__ barrier_phases(barrier_phases const& other) noexcept  // NOLINT: exists to reject with a message
+  {
+    static_cast<void>(other);
+    static_assert(detail::dependent_false<barrier_phases>,
+                  "umsync: a barrier_phase cannot be copied: a thread's phase advances only by its own waits, and "
+                  "two copies would drift apart; move it (std::move)");
+  }
   barrier_phases& operator=(barrier_phases const&) = delete;
   barrier_phases(barrier_phases&&) noexcept = default;
   barrier_phases& operator=(barrier_phases&&) noexcept = default;

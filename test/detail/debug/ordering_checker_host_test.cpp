@@ -374,3 +374,73 @@ TEST_CASE_FIXTURE(fresh_checker, "the legacy default stream synchronizes with bl
   checker.on_access(&buffer_x, legacy, access::write);
   CHECK_THROWS_AS(checker.on_access(&buffer_x, &stream_a, access::read), umsync::ordering_error);
 }
+
+TEST_CASE_FIXTURE(fresh_checker, "an independent claim on memory the dependent launch may overlap is reported")
+{
+  // A plain launch on stream a writes x; the dependent launch after it claims x independent.
+  checker.on_launch(&stream_a, false);
+  unsigned const write_line = std::source_location::current().line() + 1;
+  checker.on_access(&buffer_x, &stream_a, access::write);
+  checker.on_launch_end(&stream_a);
+  checker.on_launch(&stream_a, true);
+  try {
+    checker.check_independent_claim(&buffer_x, 1, &stream_a, access::write, std::source_location::current());
+    FAIL("no usage_error");
+  } catch (umsync::usage_error const& e) {
+    std::string const what = e.what();
+    CHECK(what.find("an independent<T> parameter writes memory that earlier work on the stream, which this "
+                    "dependent launch may overlap, writes (at ") != std::string::npos);
+    CHECK(what.find(":" + std::to_string(write_line)) != std::string::npos);
+    CHECK(what.find("declare the parameter pending<T>") != std::string::npos);
+  }
+  // A read claim conflicts with the write too; the same claim on other memory does not.
+  CHECK_THROWS_AS(checker.check_independent_claim(&buffer_x, 1, &stream_a, access::read, {}), umsync::usage_error);
+  CHECK_NOTHROW(checker.check_independent_claim(&stream_c, 1, &stream_a, access::write, {}));
+  checker.on_launch_end(&stream_a);
+}
+
+TEST_CASE_FIXTURE(fresh_checker, "an independent claim holds after a host wait, a plain launch or a copy between")
+{
+  auto primary_writes_x = [&] {
+    checker.on_launch(&stream_a, false);
+    checker.on_access(&buffer_x, &stream_a, access::write);
+    checker.on_launch_end(&stream_a);
+  };
+  auto claim_x = [&] {
+    checker.on_launch(&stream_a, true);
+    checker.check_independent_claim(&buffer_x, 1, &stream_a, access::write, {});
+    checker.on_launch_end(&stream_a);
+  };
+  primary_writes_x();
+  checker.on_host_waited_for_stream(&stream_a);
+  CHECK_NOTHROW(claim_x());
+  primary_writes_x();
+  checker.on_launch(&stream_a, false);  // a plain launch between: the dependent overlaps it only
+  checker.on_access(&event_2, &stream_a, access::write);
+  checker.on_launch_end(&stream_a);
+  CHECK_NOTHROW(claim_x());
+  primary_writes_x();
+  checker.on_access(&event_1, &stream_a, access::write);  // a copy between: complete before any later kernel
+  CHECK_NOTHROW(claim_x());
+  // A plain launch's independent<T> is not checked: it overlaps nothing.
+  primary_writes_x();
+  checker.on_launch(&stream_a, false);
+  CHECK_NOTHROW(checker.check_independent_claim(&buffer_x, 1, &stream_a, access::write, {}));
+  checker.on_launch_end(&stream_a);
+}
+
+TEST_CASE_FIXTURE(fresh_checker, "a chain of dependent launches overlaps back to the last plain launch")
+{
+  checker.on_launch(&stream_a, false);
+  checker.on_access(&buffer_x, &stream_a, access::read);
+  checker.on_launch_end(&stream_a);
+  checker.on_launch(&stream_a, true);  // may start while the plain launch still reads x
+  checker.on_access(&event_1, &stream_a, access::write);
+  checker.on_launch_end(&stream_a);
+  checker.on_launch(&stream_a, true);  // may start while the first dependent runs, and so the plain one
+  CHECK_NOTHROW(checker.check_independent_claim(&buffer_x, 1, &stream_a, access::read, {}));  // reads together
+  CHECK_THROWS_AS(checker.check_independent_claim(&buffer_x, 1, &stream_a, access::write, {}), umsync::usage_error);
+  // Work on another stream is the ordering check's, not the claim's.
+  CHECK_NOTHROW(checker.check_independent_claim(&buffer_x, 1, &stream_b, access::write, {}));
+  checker.on_launch_end(&stream_a);
+}

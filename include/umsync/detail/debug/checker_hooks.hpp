@@ -172,6 +172,28 @@ inline void note_device_synchronized(int device)
       },
       false);
 }
+/// A kernel launch on `stream` begins (`dependent`: a programmatic dependent launch); its
+/// arguments are noted until note_launch_end(stream).
+inline void note_launch(void const* stream, bool dependent)
+{
+  ordering_checker::instance().on_launch(stream, dependent);
+}
+inline void note_launch_end(void const* stream) noexcept
+{
+  try {
+    ordering_checker::instance().on_launch_end(stream);
+  } catch (...) {  // bookkeeping: runs on the way out of a launch that may be throwing already
+  }
+}
+/// An independent<T> parameter of the launch now beginning on `stream` takes the `bytes` at
+/// `address` (ordering_checker::rest_of_allocation for a raw pointer): usage_error when earlier
+/// work the dependent launch may overlap uses them in conflict (pdl.hpp, docs/pdl.md).
+inline void check_independent_claim(void const* address, std::size_t bytes, void const* stream, access kind,
+                                    std::source_location const& where)
+{
+  ordering_checker::instance().check_independent_claim(address, bytes, stream, kind, where);
+}
+inline constexpr std::size_t unknown_extent = ordering_checker::rest_of_allocation;
 /// `stream` was made blocking (it synchronizes with the legacy default stream).
 inline void note_blocking_stream(void const* stream) noexcept
 {
@@ -213,6 +235,10 @@ inline void note_host_waited_for_stream(void const*) {}
 inline void note_host_waited_for_event(void const*) {}
 inline void note_host_access(void const*, std::size_t, access, std::source_location const&) {}
 inline void note_device_synchronized(int) {}
+inline void note_launch(void const*, bool) {}
+inline void note_launch_end(void const*) noexcept {}
+inline void check_independent_claim(void const*, std::size_t, void const*, access, std::source_location const&) {}
+inline constexpr std::size_t unknown_extent = static_cast<std::size_t>(-1);
 inline void note_blocking_stream(void const*) noexcept {}
 inline void note_stream_destroyed(void const*) noexcept {}
 inline void note_event_destroyed(void const*) noexcept {}

@@ -231,6 +231,7 @@ class ordering_checker {
       merge(retired_, found->second);
       streams_.erase(found);
     }
+    launches_.erase(stream);
     std::erase(blocking_, stream);
   }
   void forget_event(void const* event)
@@ -239,10 +240,79 @@ class ordering_checker {
     events_.erase(event);
   }
 
+  /// A kernel launch on `stream` begins (launch.hpp): the accesses until on_launch_end(stream)
+  /// are its arguments'. A programmatic dependent launch (`dependent`) may run alongside the
+  /// launches on the stream since the last work that a later kernel waits for in full: a plain
+  /// launch, or any other stream operation (a copy, a fill). Those define the window an
+  /// independent<T> claim is checked against (check_independent_claim).
+  void on_launch(void const* stream, bool dependent)
+  {
+    std::lock_guard lock(mutex_);
+    std::uint64_t const current = component(stream_clock(stream), stream);
+    launch_window& window = launches_[stream];
+    if (!dependent) {
+      window.begin = current;  // this launch, and dependents after it, may overlap each other
+    }
+    window.launch_begin = current;
+    window.in_launch = true;
+    window.dependent = dependent;
+  }
+  void on_launch_end(void const* stream)
+  {
+    std::lock_guard lock(mutex_);
+    launches_[stream].in_launch = false;
+  }
+
+  /// An independent<T> parameter of the launch now beginning on `stream` takes the `bytes` at
+  /// `address` (rest_of_allocation: a raw pointer) to `kind` them: the claim is that no earlier
+  /// work the launch may overlap uses them in conflict. Throws usage_error, naming that use, when
+  /// the launch is a dependent one and work on the same stream inside its window (after the last
+  /// plain launch or other stream operation, and not yet waited for by the host) wrote them (or,
+  /// for a written parameter, read them). Other streams are the ordering check's: their work is
+  /// ordered before the window opened, or is reported by on_access as any unordered use is.
+  void check_independent_claim(void const* address, std::size_t bytes, void const* stream, access kind,
+                               std::source_location const& where)
+  {
+    if (address == nullptr || bytes == 0) {
+      return;
+    }
+    std::lock_guard lock(mutex_);
+    auto const window = launches_.find(stream);
+    if (window == launches_.end() || !window->second.in_launch || !window->second.dependent) {
+      return;
+    }
+    std::uintptr_t const begin = address_of(address);
+    auto const allocation = allocation_holding(begin);
+    std::uintptr_t key = begin;
+    std::uintptr_t end = bytes == rest_of_allocation ? begin + 1 : end_of(begin, bytes);
+    if (allocation != allocations_.end()) {
+      key = allocation->first;
+      end = bytes == rest_of_allocation ? allocation->second : end_of(begin, bytes);
+    }
+    auto const found = memory_.find(key);
+    if (found == memory_.end()) {
+      return;
+    }
+    std::uint64_t const after = std::max(window->second.begin, component(host_, stream));
+    for (use const& previous : found->second) {
+      if (previous.stream == stream && previous.epoch > after && previous.epoch <= window->second.launch_begin &&
+          previous.begin < end && begin < previous.end && (previous.kind != access::read || kind != access::read)) {
+        char const* const names[] = {"reads", "writes", "frees"};
+        throw usage_error("launch_dependent at ", where, ": an independent<T> parameter ",
+                          kind == access::read ? "reads" : "writes",
+                          " memory that earlier work on the stream, which this dependent launch may overlap, ",
+                          names[static_cast<int>(previous.kind)], " (at ", previous.where,
+                          "); declare the parameter pending<T> and open it after wait_for_prerequisite_grids(), or "
+                          "order the launch after that work (a host wait, or a plain launch between)");
+      }
+    }
+  }
+
   /// Drops all state (tests).
   void reset()
   {
     std::lock_guard lock(mutex_);
+    launches_.clear();
     streams_.clear();
     events_.clear();
     memory_.clear();
@@ -406,6 +476,14 @@ class ordering_checker {
       }
     }
     std::uint64_t const epoch = ++now[stream];
+    if (stream != host) {
+      // Work other than a launch's arguments (a copy, a fill) completes before any later kernel
+      // on its stream starts, programmatic or not: a dependent launch's window opens after it.
+      auto const window = launches_.find(stream);
+      if (window == launches_.end() || !window->second.in_launch) {
+        launches_[stream].begin = epoch;
+      }
+    }
     if (kind == access::free) {
       // The memory is gone; its address may come back from the pool as new memory.
       if (found != memory_.end()) {
@@ -427,7 +505,16 @@ class ordering_checker {
     uses.push_back(use{stream, epoch, kind, where, begin, end});
   }
 
+  /// Per stream: the epochs a dependent launch may overlap (on_launch, check_independent_claim).
+  struct launch_window {
+    std::uint64_t begin = 0;         ///< uses after this epoch may still run when a dependent starts
+    std::uint64_t launch_begin = 0;  ///< the epoch before the current launch's own argument accesses
+    bool in_launch = false;
+    bool dependent = false;
+  };
+
   std::mutex mutex_;
+  std::map<void const*, launch_window> launches_;
   std::map<void const*, clock> streams_;
   std::map<void const*, clock> events_;
   /// Keyed by the allocation's base, or by the address of memory no allocation holds.
