@@ -91,7 +91,13 @@ struct launch_noting {
 template <class StreamTag, class Param, class Argument>
 decltype(auto) kernel_argument(Argument&& argument, cudaStream_t stream, std::source_location const& where)
 {
-  if constexpr (pdl_parameter<Param>::value) {
+  if constexpr (pdl_parameter_by_value<Param>) {
+    // pending<V> and independent<V> of memory held by value (a tensor map) take the value itself.
+    using value = typename pdl_parameter<Param>::held_type;
+    static_assert(std::is_same_v<std::remove_cvref_t<Argument>, value>,
+                  "umsync: a pending<V> or independent<V> kernel parameter of a tensor map takes that tensor map");
+    return pdl_parameter_access::make_value<Param>(argument);
+  } else if constexpr (pdl_parameter<Param>::value) {
     // pending<T> and independent<T> (pdl.hpp) take memory under the rules of a T* parameter.
     using pointer = typename pdl_parameter<Param>::pointer;
     if constexpr (is_independent_parameter<Param>) {
@@ -169,6 +175,9 @@ void launch_kernel(Stream const& stream, launch_config const& config, void (*ker
 /// True when no parameter of a dependent kernel is a plain pointer.
 template <class... Params>
 inline constexpr bool no_plain_pointer_parameter = (!std::is_pointer_v<Params> && ...);
+/// True when no parameter of a dependent kernel is memory held by value (a tensor map) left bare.
+template <class... Params>
+inline constexpr bool no_bare_value_memory_parameter = (!pdl_value_memory<std::remove_cv_t<Params>> && ...);
 
 }  // namespace detail
 
@@ -199,6 +208,11 @@ void launch_dependent(Stream const& stream, launch_config const& config, void (*
                   "umsync: a kernel launched with launch_dependent takes memory as umsync::pending<T> (earlier work "
                   "on the stream may still use it; opened after the wait) or umsync::independent<T>, never as a "
                   "plain pointer (pdl.hpp)");
+  } else if constexpr (!detail::no_bare_value_memory_parameter<Params...>) {
+    static_assert(detail::dependent_false<Stream>,
+                  "umsync: a kernel launched with launch_dependent takes a tensor map as "
+                  "umsync::pending<tensor_map<...>> (its copies wait for the earlier grids: NVIDIA/cutlass #2760) or "
+                  "umsync::independent<tensor_map<...>>, never bare (pdl.hpp)");
   } else {
     detail::launch_kernel<detail::launch_mode::dependent>(stream, config, kernel, std::forward<Args>(args)...);
   }

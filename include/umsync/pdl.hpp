@@ -167,7 +167,25 @@ struct pdl_parameter_access {
     parameter.pointer_ = pointer;
     return parameter;
   }
+  /// pending<V> and independent<V> of a type that carries memory by value (pdl_value_memory).
+  template <class Param>
+  static Param make_value(typename pdl_parameter<Param>::held_type const& value) noexcept
+  {
+    return Param(value);
+  }
 };
+
+/// True for kernel parameter types that reach memory by value rather than through a pointer (a
+/// tensor map, sync/tensor_map.hpp, which specializes this): launch_dependent refuses them bare,
+/// as it refuses plain pointers, and takes them as pending<P> or independent<P>.
+template <class Param>
+inline constexpr bool pdl_value_memory = false;
+
+/// True for pending<P> and independent<P> of such a type: the kernel argument is the value itself.
+template <class Param, class = void>
+inline constexpr bool pdl_parameter_by_value = false;
+template <class Param>
+inline constexpr bool pdl_parameter_by_value<Param, std::void_t<typename pdl_parameter<Param>::held_type>> = true;
 
 static_assert(std::is_trivially_copyable_v<pending<float>> && sizeof(pending<float>) == sizeof(float*));
 static_assert(std::is_trivially_copyable_v<independent<float>> && sizeof(independent<float>) == sizeof(float*));

@@ -26,6 +26,7 @@
 #include <umsync/config.hpp>
 #include <umsync/detail/driver_entry.hpp>
 #include <umsync/error.hpp>
+#include <umsync/pdl.hpp>
 #include <umsync/sync/cluster.hpp>
 #include <umsync/sync/proxy.hpp>
 
@@ -325,5 +326,66 @@ class tensor_map {
 
   detail::tensor_map_words words_;
 };
+
+/// A tensor map over memory earlier grids on the stream may still write, as a parameter of a
+/// kernel launched with launch_dependent (launch.hpp; pass the map itself): no copy through it
+/// before the wait, which after() proves. prefetch() of the map (the kernel's own parameter, not
+/// the tensor) may come first. Declare the parameter `const __grid_constant__`.
+template <class T, class Box, tensor_swizzle Swizzle>
+class pending<tensor_map<T, Box, Swizzle>> {
+ public:
+  using map_type = tensor_map<T, Box, Swizzle>;
+
+  /// The map, after the wait that `done` proves.
+  [[nodiscard]] __device__ map_type const& after(prerequisites_complete const& done) const noexcept
+  {
+    static_cast<void>(done);
+    return map_;
+  }
+  __device__ void prefetch() const noexcept { map_.prefetch(); }
+
+  /// Declared only so that a copy through the map before the wait fails with the rule's message.
+  template <class... Coordinates>
+  __device__ tensor_box<map_type> box_at(Coordinates... coordinates) const noexcept
+  {
+    static_assert(detail::dependent_false<Coordinates...>,
+                  "umsync: a pending tensor map of a dependent kernel is copied through before the wait; earlier "
+                  "grids may still write its tensor (NVIDIA/cutlass #2760): use after(umsync::"
+                  "wait_for_prerequisite_grids()).box_at(...)");
+    return map_.box_at(coordinates...);
+  }
+
+ private:
+  friend struct detail::pdl_parameter_access;
+  __host__ __device__ explicit pending(map_type const& map) noexcept : map_(map) {}
+  map_type map_;
+};
+
+/// A tensor map over memory no earlier grid on the stream touches, usable before the wait: the
+/// one claim the types take on trust (docs/pdl.md).
+template <class T, class Box, tensor_swizzle Swizzle>
+class independent<tensor_map<T, Box, Swizzle>> {
+ public:
+  using map_type = tensor_map<T, Box, Swizzle>;
+  [[nodiscard]] __device__ map_type const& get() const noexcept { return map_; }
+
+ private:
+  friend struct detail::pdl_parameter_access;
+  __host__ __device__ explicit independent(map_type const& map) noexcept : map_(map) {}
+  map_type map_;
+};
+
+namespace detail {
+template <class T, class Box, tensor_swizzle Swizzle>
+inline constexpr bool pdl_value_memory<tensor_map<T, Box, Swizzle>> = true;
+template <class T, class Box, tensor_swizzle Swizzle>
+struct pdl_parameter<pending<tensor_map<T, Box, Swizzle>>> : std::true_type {
+  using held_type = tensor_map<T, Box, Swizzle>;
+};
+template <class T, class Box, tensor_swizzle Swizzle>
+struct pdl_parameter<independent<tensor_map<T, Box, Swizzle>>> : std::true_type {
+  using held_type = tensor_map<T, Box, Swizzle>;
+};
+}  // namespace detail
 
 UMSYNC_NAMESPACE_END
