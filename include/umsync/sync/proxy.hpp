@@ -18,16 +18,19 @@
 // In a loop the stage index and the phase are run-time values; the states change at compile
 // time inside one iteration, and a view carried to the next iteration keeps one state
 // (docs/async-copies.md). What a view cannot see: accesses through data() or through another
-// pointer to the same memory, and whether first_use() is true.
+// pointer to the same memory, and whether first_use() is true. UMSYNC_DEBUG builds trap on a view
+// used after it was moved from or its state changed (the step that took it owns the tile).
 #pragma once
 
 #include <umsync/config.hpp>
 #include <umsync/detail/dependent_false.hpp>
+#include <umsync/sync/cluster.hpp>
 
 #include <cuda/ptx>
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <type_traits>
 
 UMSYNC_NAMESPACE_BEGIN
@@ -72,6 +75,25 @@ class tile_key {
   friend struct tile_access;
 };
 
+#if defined(UMSYNC_DEBUG)
+/// UMSYNC_DEBUG: a view whose tile went on to another step (it was moved from, or a state change
+/// took it) is used again: the step that took it owns the tile now.
+__device__ inline void check_tile_live(void const* data) noexcept
+{
+  if (data != nullptr) {
+    return;
+  }
+  bool const prints = cluster_trap_prints();
+  if (prints) {
+    std::printf("umsync: a tile view is used in block (%u,%u,%u) thread (%u,%u,%u) after it was moved into another "
+                "step (std::move into a copy, a state change, an MMA group): that step owns the tile now; use the "
+                "view it gives back\n",
+                blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x, threadIdx.y, threadIdx.z);
+  }
+  cluster_trap(prints);
+}
+#endif
+
 /// The one door through which transaction_barrier.hpp and the copy headers make views.
 struct tile_access {
   template <class T, std::size_t N, tile_state State, class Layout = linear_layout>
@@ -82,6 +104,9 @@ struct tile_access {
   template <class T, std::size_t N, tile_state State, class Layout>
   __device__ static T* data(tile<T, N, State, Layout> const& view) noexcept
   {
+#if defined(UMSYNC_DEBUG)
+    check_tile_live(view.data_);
+#endif
     return view.data_;
   }
 };
@@ -147,8 +172,19 @@ class tile {
                   "umsync: a tile view cannot be copied: its state changes as it is used; move it (std::move) into "
                   "the next step");
   }
+#if defined(UMSYNC_DEBUG)
+  // Debug builds empty the view moved from, so that a later use of it traps (check_tile_live).
+  __device__ tile(tile&& other) noexcept : data_(other.data_) { other.data_ = nullptr; }
+  __device__ tile& operator=(tile&& other) noexcept
+  {
+    data_ = other.data_;
+    other.data_ = nullptr;
+    return *this;
+  }
+#else
   tile(tile&&) noexcept = default;
   tile& operator=(tile&&) noexcept = default;
+#endif
   tile& operator=(tile const&) = delete;
 
   /// Elements: read-write once written, read-only once read; not reachable in the other states.
@@ -156,6 +192,9 @@ class tile {
   template <class Index>
   __device__ decltype(auto) operator[](Index i) const noexcept
   {
+#if defined(UMSYNC_DEBUG)
+    detail::check_tile_live(data_);
+#endif
     if constexpr (State == tile_state::generic_written) {
       return static_cast<T&>(data_[Layout::template offset<T>(static_cast<std::size_t>(i))]);
     } else if constexpr (State == tile_state::generic_read) {
@@ -221,7 +260,14 @@ class tile {
   template <tile_state Next>
   __device__ tile<T, N, Next, Layout> next() noexcept
   {
+#if defined(UMSYNC_DEBUG)
+    detail::check_tile_live(data_);
+    T* const data = data_;
+    data_ = nullptr;  // the state change takes the tile: a later use of this view traps
+    return tile<T, N, Next, Layout>(detail::tile_key{}, data);
+#else
     return tile<T, N, Next, Layout>(detail::tile_key{}, data_);
+#endif
   }
   template <class, std::size_t, tile_state, class>
   friend class tile;
