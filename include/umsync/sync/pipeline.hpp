@@ -195,9 +195,8 @@ class empty_stage {
   }
   /// Declared only so that turning a waited (full) stage into an acquired one fails with the
   /// rule's message.
-  template <class Other>
-    requires detail::is_full_stage<std::remove_cvref_t<Other>> __device__ empty_stage(Other&&)
-  noexcept  // NOLINT: exists to reject with a message
+  template <class Other, std::enable_if_t<detail::is_full_stage<std::remove_cvref_t<Other>>, int> = 0>
+  __device__ empty_stage(Other&&) noexcept  // NOLINT: exists to reject with a message
       : empty_stage(detail::reject_stage_conversion<empty_stage, Other>())
   {}
   __device__ empty_stage(empty_stage&& other) noexcept
@@ -206,6 +205,7 @@ class empty_stage {
 #if defined(UMSYNC_DEBUG)
     filled_ = other.filled_;
     other.filled_ = true;
+    other.moved_ = true;
 #endif
   }
 #if defined(UMSYNC_DEBUG)
@@ -260,9 +260,16 @@ class empty_stage {
   {}
 
  private:
+  /// UMSYNC_DEBUG: a second fill (through the same handle, or a moved-from one) traps: its
+  /// arrival would complete the next round's full phase early.
   __device__ void mark_filled() noexcept
   {
 #if defined(UMSYNC_DEBUG)
+    if (filled_) {
+      detail::report_pipeline_stage(moved_ ? "filled through a moved-from handle" : "filled twice", stage_,
+                                    "each acquire() is filled once; a second fill arrives on the full barrier again "
+                                    "and completes the next round's phase early");
+    }
     filled_ = true;
 #endif
   }
@@ -271,6 +278,7 @@ class empty_stage {
   unsigned stage_;
 #if defined(UMSYNC_DEBUG)
   bool filled_ = false;
+  bool moved_ = false;
 #endif
 };
 
@@ -299,9 +307,8 @@ class full_stage {
     detail::reject_stage_reassignment<detail::is_empty_stage<std::remove_cvref_t<Other>>, Other>();
   }
   /// Declared only so that making a waited stage from an acquired one fails with the rule's message.
-  template <class Other>
-    requires detail::is_empty_stage<std::remove_cvref_t<Other>> __device__ full_stage(Other&&)
-  noexcept  // NOLINT: exists to reject with a message
+  template <class Other, std::enable_if_t<detail::is_empty_stage<std::remove_cvref_t<Other>>, int> = 0>
+  __device__ full_stage(Other&&) noexcept  // NOLINT: exists to reject with a message
       : full_stage(detail::reject_stage_conversion<full_stage, Other>())
   {}
   __device__ full_stage(full_stage&& other) noexcept
