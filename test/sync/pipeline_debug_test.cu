@@ -1,10 +1,10 @@
 // GPU tests of the UMSYNC_DEBUG checks of sync/pipeline.hpp: a stage index out of range, a
 // consumer's wait from the producer's warp and an acquire from a consumer warp (a role's
 // operation from a warp outside its mask), a stage released twice, one released through a
-// moved-from handle, a stage read after release() or through a moved-from handle, a waited
-// stage destroyed unreleased and an acquired one destroyed unfilled each trap with a message; a
-// block too small for the warp masks traps at publish(). A correct pipeline in a debug build does
-// not. Each trap runs in a child process.
+// moved-from handle, a stage read after release() or through a moved-from handle, an acquired
+// stage filled twice, a waited stage destroyed unreleased and an acquired one destroyed unfilled
+// each trap with a message; a block too small for the warp masks traps at publish(). A correct
+// pipeline in a debug build does not. Each trap runs in a child process.
 #include "support/child_process.hpp"
 #include "support/device_trap.hpp"
 #include "support/gpu_test.hpp"
@@ -39,6 +39,7 @@ enum class misuse : unsigned {
   read_after_move,
   not_released,
   not_filled,
+  filled_twice,
 };
 
 // out[b][k][i] = in[b][k][i] + 1 through a 2-stage pipeline; `Misuse` breaks one rule.
@@ -53,7 +54,11 @@ __global__ void pipelined_add(std::uint32_t const* in, std::uint32_t* out)
   if (producing) {
     auto producer = pipe.producer(std::move(phases));
     for (unsigned k = 0; k < tiles_per_block; ++k) {
-      if constexpr (Misuse == misuse::not_filled) {
+      if constexpr (Misuse == misuse::filled_twice) {
+        auto stage = producer.acquire(k % stages);
+        std::move(stage).fill(in + base + std::size_t(k) * words);
+        std::move(stage).fill(in + base + std::size_t(k) * words);  // NOLINT(bugprone-use-after-move)
+      } else if constexpr (Misuse == misuse::not_filled) {
         auto const dropped = producer.acquire(k % stages);
       } else {
         producer.acquire(k % stages).fill(in + base + std::size_t(k) * words);
@@ -157,6 +162,7 @@ TEST_CASE("child process - pipeline stage read after a move" * doctest::skip())
 }
 TEST_CASE("child process - pipeline stage not released" * doctest::skip()) { run_child<misuse::not_released>(); }
 TEST_CASE("child process - pipeline stage not filled" * doctest::skip()) { run_child<misuse::not_filled>(); }
+TEST_CASE("child process - pipeline stage filled twice" * doctest::skip()) { run_child<misuse::filled_twice>(); }
 TEST_CASE("child process - pipeline in a block smaller than its warp masks" * doctest::skip())
 {
   run_child<misuse::none>(64);
@@ -217,6 +223,14 @@ TEST_CASE("a waited pipeline stage destroyed without release() traps")
       "child process - pipeline stage not released",
       {"umsync: pipeline stage 0 destroyed without release() in block (",
        "; every consumer thread releases every stage it waited for, or the producer never refills it"});
+}
+
+TEST_CASE("an acquired pipeline stage filled twice traps")
+{
+  umsync_test::expect_child_trap("child process - pipeline stage filled twice",
+                                 {"umsync: pipeline stage 0 filled twice in block (",
+                                  "; each acquire() is filled once; a second fill arrives on the full barrier again "
+                                  "and completes the next round's phase early"});
 }
 
 TEST_CASE("an acquired pipeline stage destroyed without fill() traps")

@@ -322,7 +322,8 @@ UMSYNC_DETAIL_COMPILED kernel_facts const& facts_of(void const* kernel, launch_c
 {
   cudaFuncAttributes attributes{};
   if (cudaFuncGetAttributes(&attributes, kernel) != cudaSuccess) {
-    return;  // the launch's own error (or the next call's) says what went wrong
+    static_cast<void>(cudaGetLastError());  // the query's error is not the caller's
+    return;                                 // the launch's own error says what went wrong
   }
   kernel_facts facts;
   facts.kernel = kernel;

@@ -139,12 +139,22 @@ __device__ constexpr void reject_stage_reassignment() noexcept
   if constexpr (FullAndEmpty) {
     static_assert(dependent_false<Source>,
                   "umsync: a read (full) pipeline stage becomes a refill target only through release() and the "
-                  "producer's own acquire(): a waited stage's handle is neither assigned to nor from an acquired one");
+                  "producer's own acquire(): a waited stage's handle is never turned into, or assigned to or from, "
+                  "an acquired one");
   } else {
     static_assert(dependent_false<Source>,
                   "umsync: a pipeline stage handle cannot be reassigned: each handle is one acquire() or wait(), "
                   "consumed by its own fill() or release()");
   }
+}
+
+/// An acquired stage made from a waited one: the read stage's rule. Returns nothing usable (it
+/// is only instantiated to fail).
+template <class Stage, class Source>
+__device__ Stage&& reject_stage_conversion() noexcept
+{
+  reject_stage_reassignment<true, Source>();
+  return static_cast<Stage&&>(*static_cast<Stage*>(nullptr));
 }
 
 }  // namespace detail
@@ -183,12 +193,19 @@ class empty_stage {
   {
     detail::reject_stage_reassignment<detail::is_full_stage<std::remove_cvref_t<Other>>, Other>();
   }
+  /// Declared only so that turning a waited (full) stage into an acquired one fails with the
+  /// rule's message.
+  template <class Other, std::enable_if_t<detail::is_full_stage<std::remove_cvref_t<Other>>, int> = 0>
+  __device__ empty_stage(Other&&) noexcept  // NOLINT: exists to reject with a message
+      : empty_stage(detail::reject_stage_conversion<empty_stage, Other>())
+  {}
   __device__ empty_stage(empty_stage&& other) noexcept
       : tile_(std::move(other.tile_)), full_(other.full_), stage_(other.stage_)
   {
 #if defined(UMSYNC_DEBUG)
     filled_ = other.filled_;
     other.filled_ = true;
+    other.moved_ = true;
 #endif
   }
 #if defined(UMSYNC_DEBUG)
@@ -243,9 +260,16 @@ class empty_stage {
   {}
 
  private:
+  /// UMSYNC_DEBUG: a second fill (through the same handle, or a moved-from one) traps: its
+  /// arrival would complete the next round's full phase early.
   __device__ void mark_filled() noexcept
   {
 #if defined(UMSYNC_DEBUG)
+    if (filled_) {
+      detail::report_pipeline_stage(moved_ ? "filled through a moved-from handle" : "filled twice", stage_,
+                                    "each acquire() is filled once; a second fill arrives on the full barrier again "
+                                    "and completes the next round's phase early");
+    }
     filled_ = true;
 #endif
   }
@@ -254,6 +278,7 @@ class empty_stage {
   unsigned stage_;
 #if defined(UMSYNC_DEBUG)
   bool filled_ = false;
+  bool moved_ = false;
 #endif
 };
 
@@ -281,6 +306,11 @@ class full_stage {
   {
     detail::reject_stage_reassignment<detail::is_empty_stage<std::remove_cvref_t<Other>>, Other>();
   }
+  /// Declared only so that making a waited stage from an acquired one fails with the rule's message.
+  template <class Other, std::enable_if_t<detail::is_empty_stage<std::remove_cvref_t<Other>>, int> = 0>
+  __device__ full_stage(Other&&) noexcept  // NOLINT: exists to reject with a message
+      : full_stage(detail::reject_stage_conversion<full_stage, Other>())
+  {}
   __device__ full_stage(full_stage&& other) noexcept
       : tile_(std::move(other.tile_)), empty_(other.empty_), stage_(other.stage_)
   {

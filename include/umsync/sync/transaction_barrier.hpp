@@ -202,7 +202,9 @@ class barrier_phase {
                     "cannot be passed");
     }
   }
-  barrier_phase(barrier_phase const&) = delete;
+  /// The copy constructor, deleted, and volatile so that the template above is the better match
+  /// for a const phase too.
+  barrier_phase(barrier_phase const volatile&) = delete;
   barrier_phase& operator=(barrier_phase const&) = delete;
   barrier_phase(barrier_phase&&) noexcept = default;
   barrier_phase& operator=(barrier_phase&&) noexcept = default;

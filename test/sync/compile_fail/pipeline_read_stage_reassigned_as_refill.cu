@@ -1,7 +1,7 @@
 // Rule: a stage the consumer read goes back to the producer only through release(), and the
 // producer refills a stage only through its own acquire(), which waits for every consumer's
 // release: a read (full) stage's handle is not reused for the stage to refill.
-// expect-error: umsync: a read (full) pipeline stage becomes a refill target only through release() and the producer's own acquire(): a waited stage's handle is neither assigned to nor from an acquired one
+// expect-error: umsync: a read (full) pipeline stage becomes a refill target only through release() and the producer's own acquire(): a waited stage's handle is never turned into, or assigned to or from, an acquired one
 #include <umsync/sync/pipeline.hpp>
 
 // A relay: warp 0 fills pipeline a, warp 1 reads it and (lane 0) fills pipeline b, warp 2 reads b.
