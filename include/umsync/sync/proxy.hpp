@@ -67,6 +67,11 @@ class tile;
 
 namespace detail {
 
+template <class View>
+inline constexpr bool is_tile_view = false;
+template <class T, std::size_t N, tile_state State, class Layout>
+inline constexpr bool is_tile_view<tile<T, N, State, Layout>> = true;
+
 /// Made only by umsync's tile transitions and by the barrier and copy types that hand tiles out.
 class tile_key {
   constexpr tile_key() noexcept = default;
@@ -159,6 +164,11 @@ class tile {
       static_assert(detail::dependent_false<Args...>,
                     "umsync: a tile view cannot be copied: its state changes as it is used; move it "
                     "(std::move) into the next step");
+    } else if constexpr ((detail::is_tile_view<std::remove_cvref_t<Args>> || ...)) {
+      static_assert(detail::dependent_false<Args...>,
+                    "umsync: a tile view keeps the state it was made in; a step that changes the state (read(), "
+                    "write(), publish_to_async(), release()) returns a new view: keep that one (auto next = "
+                    "std::move(view).release();) instead of assigning it to a view of another state");
     } else {
       static_assert(detail::dependent_false<Args...>,
                     "umsync: a tile view comes only from shared_tile::first_use(), a transaction barrier wait, "
