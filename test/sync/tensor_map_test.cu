@@ -160,17 +160,22 @@ TEST_CASE("tensor loads fill the map's tile with the box, unswizzled by the tile
   umsync_test::memory_baseline const baseline;
   auto rng = umsync_test::make_rng();
   tensor_2d<std::uint32_t> const words(100, 37, 108, rng);
-  tensor_2d<std::uint16_t> const halves(200, 45, 216, rng);
-  // Inside, across the right and bottom edges, at negative coordinates.
-  for (auto const& [x, y] : {std::pair{0, 0}, std::pair{24, 9}, std::pair{90, 33}, std::pair{-8, -3}}) {
+  tensor_2d<std::uint16_t> const halves(300, 45, 312, rng);
+  bool permuted = false;
+  // Inside, across the right and bottom edges, at negative coordinates; the first coordinate a
+  // multiple of 16 bytes (TMA's rule for a box's start).
+  for (auto const& [x, y] : {std::pair{0, 0}, std::pair{24, 9}, std::pair{88, 33}, std::pair{-8, -3}}) {
     CAPTURE(x);
     CAPTURE(y);
-    bool permuted = false;
     CHECK(wrong_in_box<word_map>(words, x, y, permuted) == 0);
     CHECK_FALSE(permuted);  // no swizzle: stored in order
+  }
+  for (auto const& [x, y] : {std::pair{0, 0}, std::pair{24, 9}, std::pair{264, 33}, std::pair{-8, -3}}) {
+    CAPTURE(x);
+    CAPTURE(y);
     CHECK(wrong_in_box<half_map>(halves, x, y, permuted) == 0);
     CHECK(permuted);  // 128-byte swizzle: the stored order differs, the index hides it
-    CHECK(wrong_in_box<half_map_64>(halves, x + 150, y, permuted) == 0);
+    CHECK(wrong_in_box<half_map_64>(halves, x + 16, y, permuted) == 0);
     CHECK(permuted);
   }
 }

@@ -174,7 +174,13 @@ UMSYNC_DETAIL_COMPILED kernel_facts read_kernel_facts(void const* kernel, int de
   read.required_cluster[2] = attributes.requiredClusterDepth;
   read.non_portable_cluster_size_allowed = attributes.nonPortableClusterSizeAllowed != 0;
   cudaLaunchConfig_t query{};
-  query.gridDim = config.grid;
+  // The largest cluster does not depend on the grid, but the query refuses a grid of partial
+  // clusters of the kernel's own __cluster_dims__ (cudaErrorInvalidClusterSize, seen on an H100):
+  // ask for one whole cluster then, and leave that refusal to check_compiled_cluster's message.
+  bool const compiled_cluster = read.required_cluster[0] != 0;
+  query.gridDim = compiled_cluster ? dim3(unsigned(read.required_cluster[0]), unsigned(read.required_cluster[1]),
+                                          unsigned(read.required_cluster[2]))
+                                   : config.grid;
   query.blockDim = config.block;
   query.dynamicSmemBytes = config.shared_bytes;
   check(cudaOccupancyMaxPotentialClusterSize(&read.max_cluster_blocks, kernel, &query),
