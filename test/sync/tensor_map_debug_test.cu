@@ -1,7 +1,8 @@
-// GPU tests of the UMSYNC_DEBUG check of sync/tensor_map.hpp: a tensor map passed by value
+// GPU tests of the UMSYNC_DEBUG checks of sync/tensor_map.hpp: a tensor map passed by value
 // without __grid_constant__ (the kernel then reads a copy of it in local memory, which TMA cannot
-// read) traps naming the rule; the same kernel with the parameter `const __grid_constant__` loads
-// the box exactly. The trap runs in a child process.
+// read), a box whose first coordinate is not a multiple of 16 bytes, and a tensor store at a
+// negative coordinate each trap naming the rule; the same kernel with the parameter
+// `const __grid_constant__` loads the box exactly. The traps run in child processes.
 #include "support/child_process.hpp"
 #include "support/device_trap.hpp"
 #include "support/device_words.hpp"
@@ -20,13 +21,15 @@ using map = umsync::tensor_map<std::uint32_t const, umsync::box<32, 4>>;
 constexpr int width = 64;
 constexpr int height = 8;
 
-__device__ void load_and_copy(map const& source, std::uint32_t* out)
+using store_map = umsync::tensor_map<std::uint32_t, umsync::box<32, 4>>;
+
+__device__ void load_and_copy(map const& source, std::uint32_t* out, int x = 32)
 {
   __shared__ map::shared_tile_type tile;
   __shared__ umsync::transaction_barrier_storage<umsync::barrier_scope::block> full[2];
   auto [bars, phases] = umsync::init_barriers(full, 1).publish();
   if (threadIdx.x == 0) {
-    umsync::bulk_fill(bars[0]).load(tile.first_use(), source.box_at(32, 4)).arrive();
+    umsync::bulk_fill(bars[0]).load(tile.first_use(), source.box_at(x, 4)).arrive();
   }
   auto view = bars.wait(0, phases, tile).read();
   for (unsigned i = threadIdx.x; i < map::shared_tile_type::size; i += blockDim.x) {
@@ -41,6 +44,22 @@ __global__ void from_grid_constant(map const __grid_constant__ source, std::uint
 
 // NOLINTNEXTLINE(performance-unnecessary-value-param): the mistake under test
 __global__ void from_local_copy(map source, std::uint32_t* out) { load_and_copy(source, out); }
+
+// A box placed 2 elements (8 bytes) into its row.
+__global__ void from_unaligned_start(map const __grid_constant__ source, std::uint32_t* out)
+{
+  load_and_copy(source, out, 34);
+}
+
+// A box stored at (-4, 0).
+__global__ void store_before_start(store_map const __grid_constant__ target)
+{
+  __shared__ store_map::shared_tile_type tile;
+  auto data = tile.first_use().write();
+  data[threadIdx.x] = threadIdx.x;
+  auto token = umsync::tensor_store(target.box_at(-4, 0), std::move(data).publish_to_async(), threadIdx.x == 0);
+  static_cast<void>(std::move(token).wait());
+}
 
 }  // namespace
 
@@ -81,4 +100,32 @@ TEST_CASE("a tensor map used from a copy in local memory traps naming __grid_con
   umsync_test::expect_child_trap("child process - tensor map parameter without __grid_constant__",
                                  {"umsync: tensor map at", "is a copy in local memory",
                                   "declare the parameter `tensor_map<...> const __grid_constant__`"});
+}
+
+TEST_CASE("child process - tensor box at a first coordinate not a multiple of 16 bytes" * doctest::skip())
+{
+  umsync_test::device_words tensor(width * height);
+  umsync_test::device_words out(map::shared_tile_type::size);
+  from_unaligned_start<<<1, 128>>>(map::encode(tensor.get(), {width, height}), out.get());
+  umsync_test::print_child_status();
+}
+
+TEST_CASE("child process - tensor store at a negative coordinate" * doctest::skip())
+{
+  umsync_test::device_words tensor(width * height);
+  store_before_start<<<1, 128>>>(store_map::encode(tensor.get(), {width, height}));
+  umsync_test::print_child_status();
+}
+
+TEST_CASE("a tensor box whose first coordinate is not a multiple of 16 bytes traps")
+{
+  umsync_test::expect_child_trap("child process - tensor box at a first coordinate not a multiple of 16 bytes",
+                                 {"umsync: a tensor box placed at first coordinate 34",
+                                  "starts 136 bytes into its row"});
+}
+
+TEST_CASE("a tensor store at a negative coordinate traps")
+{
+  umsync_test::expect_child_trap("child process - tensor store at a negative coordinate",
+                                 {"umsync: a tensor store at a negative coordinate (first -4)"});
 }

@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 
 UMSYNC_NAMESPACE_BEGIN
 
@@ -93,9 +94,34 @@ UMSYNC_DETAIL_STORE_NODISCARD __device__ store_token<T, N, Layout> bulk_store(T*
   return store_token<T, N, Layout>(detail::transaction_access::key(), data, issuer);
 }
 
+namespace detail {
+#if defined(UMSYNC_DEBUG)
+/// UMSYNC_DEBUG: a tensor store's box starts inside the tensor (an H100 raised an illegal
+/// instruction for a store at (-16, -5); loads at negative coordinates fill zeros).
+template <std::size_t Rank>
+__device__ void check_store_coordinates(std::int32_t const (&coordinates)[Rank]) noexcept
+{
+  bool negative = false;
+  for (std::size_t d = 0; d < Rank; ++d) {
+    negative = negative || coordinates[d] < 0;
+  }
+  if (!negative) {
+    return;
+  }
+  bool const prints = cluster_trap_prints();
+  if (prints) {
+    std::printf("umsync: a tensor store at a negative coordinate (first %d) in block (%u,%u,%u) thread (%u,%u,%u); a "
+                "stored box starts inside the tensor (it may end past its edge, which is not written)\n",
+                int(coordinates[0]), blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x, threadIdx.y, threadIdx.z);
+  }
+  cluster_trap(prints);
+}
+#endif
+}  // namespace detail
+
 /// Stores the tile to the box `destination` names (cp.async.bulk.tensor.global.shared::cta, then
-/// commit_group) when `issuer` is true; the parts of a box past the tensor's edge are not
-/// written. The same rules as bulk_store: the tile must be async_visible, and the token waited.
+/// commit_group) when `issuer` is true; the box starts inside the tensor (coordinates >= 0,
+/// UMSYNC_DEBUG traps otherwise), and its parts past the tensor's edge are not written. The same rules as bulk_store: the tile must be async_visible, and the token waited.
 template <class T, std::size_t N, tile_state State, class Layout, class Map>
 UMSYNC_DETAIL_STORE_NODISCARD __device__ store_token<T, N, Layout> tensor_store(tensor_box<Map> const& destination,
                                                                                 tile<T, N, State, Layout>&& source,
@@ -106,6 +132,9 @@ UMSYNC_DETAIL_STORE_NODISCARD __device__ store_token<T, N, Layout> tensor_store(
   T* const data = detail::tile_access::data(source);
   if constexpr (!Map::loads_only && detail::tensor_copy_accepts<T, Layout, Map>() && detail::store_accepts<State>()) {
     if (issuer) {
+#if defined(UMSYNC_DEBUG)
+      detail::check_store_coordinates(destination.coordinates());
+#endif
       cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_global, cuda::ptx::space_shared, destination.map().address(),
                                       destination.coordinates(), data);
       cuda::ptx::cp_async_bulk_commit_group();

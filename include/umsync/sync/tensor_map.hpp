@@ -246,8 +246,10 @@ class tensor_map {
     return encode(base, extents, strides, promotion, where);
   }
 
-  /// The box at `coordinates` (elements, first dimension first; a box may reach past the
-  /// tensor's edge: TMA fills those elements with zero on load and skips them on store).
+  /// The box at `coordinates` (elements, first dimension first). The first coordinate is a
+  /// multiple of 16 bytes; a loaded box may start before or reach past the tensor's edge (TMA
+  /// fills those elements with zero), a stored one starts inside and may reach past it (those
+  /// elements are not written). UMSYNC_DEBUG builds trap on either start.
   template <class... Coordinates>
   __device__ tensor_box<tensor_map> box_at(Coordinates... coordinates) const noexcept
   {
