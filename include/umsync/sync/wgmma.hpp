@@ -311,29 +311,36 @@ __device__ wgmma_in_flight<N> start_wgmma(wgmma_accumulator<N>&& accumulator) no
   return wgmma_in_flight<N>(detail::transaction_access::key(), static_cast<wgmma_accumulator<N>&&>(accumulator));
 }
 
-/// setmaxnreg: the calling warpgroup's register budget raised (a consumer) or lowered (a producer)
-/// to Count a thread, so consumer warpgroups can hold larger accumulators (sm_90a; PTX ISA 8.0).
-template <unsigned Count>
-__device__ void increase_warpgroup_registers() noexcept
+namespace detail {
+/// setmaxnreg.{inc,dec}.sync.aligned.u32 Count (sm_90a; PTX ISA 8.0).
+template <bool Increase, unsigned Count>
+__device__ void set_max_registers() noexcept
 {
   static_assert(Count >= 24 && Count <= 256 && Count % 8 == 0,
                 "umsync: setmaxnreg takes 24 to 256 registers a thread, a multiple of 8");
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(Count));
+  if constexpr (Increase) {
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(Count));
+  } else {
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(Count));
+  }
 #elif defined(__CUDA_ARCH__)
-  detail::__umsync_wgmma_needs_sm_90a_build_with_arch_sm_90a();
+  __umsync_wgmma_needs_sm_90a_build_with_arch_sm_90a();
 #endif
+}
+}  // namespace detail
+
+/// setmaxnreg: the calling warpgroup's register budget raised (a consumer) or lowered (a producer)
+/// to Count a thread, so consumer warpgroups can hold larger accumulators (sm_90a).
+template <unsigned Count>
+__device__ void increase_warpgroup_registers() noexcept
+{
+  detail::set_max_registers<true, Count>();
 }
 template <unsigned Count>
 __device__ void decrease_warpgroup_registers() noexcept
 {
-  static_assert(Count >= 24 && Count <= 256 && Count % 8 == 0,
-                "umsync: setmaxnreg takes 24 to 256 registers a thread, a multiple of 8");
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(Count));
-#elif defined(__CUDA_ARCH__)
-  detail::__umsync_wgmma_needs_sm_90a_build_with_arch_sm_90a();
-#endif
+  detail::set_max_registers<false, Count>();
 }
 
 UMSYNC_NAMESPACE_END
