@@ -71,6 +71,18 @@ class stage_tiles : detail::stage_slots<std::index_sequence_for<Views...>, Views
   {}
 };
 
+namespace detail {
+
+/// The loaded views of a stage's shared tiles, after the wait that completed their phase.
+template <class... T, std::size_t... N, class... Layout>
+__device__ auto loaded_views(shared_tile<T, N, Layout>&... filled) noexcept
+{
+  return stage_tiles<tile<T, N, tile_state::loaded, Layout>...>(
+      tile_access::make<T, N, tile_state::loaded, Layout>(filled.elements)...);
+}
+
+}  // namespace detail
+
 /// Gives a stage's tiles that generic code read or wrote back to the async proxy at once, so bulk
 /// copies may refill them: fence.proxy.async.shared::cta in the calling thread, then `sync` (every
 /// thread that accessed them calls this), as tile::release() does for one tile.

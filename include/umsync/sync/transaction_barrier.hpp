@@ -19,13 +19,19 @@
 // compile only on cluster-scope barriers, whose arrive is release.cluster and whose wait is
 // acquire.cluster. UMSYNC_DEBUG builds bound every wait and trap with the barrier, its phase,
 // and the bytes it was told to expect against the bytes of the copies issued on it.
+//
+// The scope and storage live in transaction_barrier_storage.hpp, the phases in barrier_phase.hpp,
+// the bounded wait and its debug reports in detail/transaction_wait.hpp.
 #pragma once
 
 #include <umsync/config.hpp>
 #include <umsync/detail/dependent_false.hpp>
+#include <umsync/sync/barrier_phase.hpp>
 #include <umsync/sync/cluster.hpp>
+#include <umsync/sync/detail/transaction_wait.hpp>
 #include <umsync/sync/proxy.hpp>
 #include <umsync/sync/stage_tiles.hpp>
+#include <umsync/sync/transaction_barrier_storage.hpp>
 
 #include <cuda/ptx>
 
@@ -34,250 +40,7 @@
 #include <cstdio>
 #include <type_traits>
 
-#if !defined(UMSYNC_TRANSACTION_WAIT_NS)
-/// UMSYNC_DEBUG: how long a transaction barrier wait spins before it traps (4 s: long enough for
-/// compute-sanitizer's slowdown, short enough to beat a test's time limit).
-#  define UMSYNC_TRANSACTION_WAIT_NS 4000000000ULL
-#endif
-
 UMSYNC_NAMESPACE_BEGIN
-
-namespace detail {
-
-/// The loaded views of a stage's shared tiles, after the wait that completed their phase.
-template <class... T, std::size_t... N, class... Layout>
-__device__ auto loaded_views(shared_tile<T, N, Layout>&... filled) noexcept
-{
-  return stage_tiles<tile<T, N, tile_state::loaded, Layout>...>(
-      tile_access::make<T, N, tile_state::loaded, Layout>(filled.elements)...);
-}
-
-}  // namespace detail
-
-/// Which threads a transaction barrier synchronizes, and so the scope of its release (arrive)
-/// and acquire (wait): the block's own threads, or the threads of every block of the cluster.
-enum class barrier_scope { block, cluster };
-
-/// One mbarrier in shared memory: declare it __shared__ and hand it to init_barriers(). Debug
-/// builds add the byte counts their messages report.
-template <barrier_scope Scope>
-struct transaction_barrier_storage {
-  alignas(8) std::uint64_t word;
-#if defined(UMSYNC_DEBUG)
-  unsigned long long expected_bytes;  ///< expect_tx totals since init (all phases)
-  unsigned long long issued_bytes;    ///< bytes of the bulk copies issued on this barrier since init
-#endif
-};
-
-namespace detail {
-
-/// Made only through transaction_access, by umsync's transaction barrier and copy types: the
-/// constructors that take it are the real ones.
-class transaction_key {
-  constexpr transaction_key() noexcept = default;
-  friend struct transaction_access;
-};
-
-struct transaction_access {
-  __host__ __device__ static constexpr transaction_key key() noexcept { return {}; }
-};
-
-template <barrier_scope Scope>
-inline constexpr auto ptx_scope = [] {
-  if constexpr (Scope == barrier_scope::block) {
-    return cuda::ptx::scope_cta;
-  } else {
-    return cuda::ptx::scope_cluster;
-  }
-}();
-
-__host__ __device__ constexpr char const* scope_name(barrier_scope scope) noexcept
-{
-  return scope == barrier_scope::block ? "block" : "cluster";
-}
-
-__device__ inline bool initializing_thread() noexcept
-{
-  return threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0;
-}
-
-#if defined(UMSYNC_DEBUG)
-__device__ inline std::uint64_t transaction_clock_ns() noexcept
-{
-  std::uint64_t now = 0;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-  return now;
-}
-
-/// UMSYNC_DEBUG: a transaction barrier wait that timed out. Prints once per grid, traps.
-template <barrier_scope Scope>
-__device__ void report_transaction_timeout(transaction_barrier_storage<Scope> const* storage, unsigned long long phase,
-                                           std::uint64_t waited_ns) noexcept
-{
-  bool const prints = cluster_trap_prints();
-  if (prints) {
-    unsigned long long const expected = atomicAdd(const_cast<unsigned long long*>(&storage->expected_bytes), 0ULL);
-    unsigned long long const issued = atomicAdd(const_cast<unsigned long long*>(&storage->issued_bytes), 0ULL);
-    std::printf("umsync: transaction barrier (%s scope, shared 0x%x) phase %llu (parity %llu) did not complete in "
-                "block (%u,%u,%u) thread (%u,%u,%u) after %llu ns: %llu bytes expected, %llu bytes of bulk copies "
-                "issued on it (totals since init); every expected byte must arrive and every arrival be made\n",
-                scope_name(Scope), static_cast<unsigned>(__cvta_generic_to_shared(storage)), phase, phase & 1ULL,
-                blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x, threadIdx.y, threadIdx.z,
-                static_cast<unsigned long long>(waited_ns), expected, issued);
-  }
-  cluster_trap(prints);
-}
-
-/// UMSYNC_DEBUG: a phase object used on a barrier it does not belong to.
-__device__ inline void report_foreign_phase(void const* owner, void const* used) noexcept
-{
-  bool const prints = cluster_trap_prints();
-  if (prints) {
-    std::printf("umsync: a barrier_phase of the transaction barrier at shared 0x%x was used to wait on the one at "
-                "shared 0x%x in block (%u,%u,%u) thread (%u,%u,%u); each barrier is waited with its own phase\n",
-                static_cast<unsigned>(__cvta_generic_to_shared(owner)),
-                static_cast<unsigned>(__cvta_generic_to_shared(used)), blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x,
-                threadIdx.y, threadIdx.z);
-  }
-  cluster_trap(prints);
-}
-#endif
-
-/// Waits (acquire at Scope) for the phase of `storage` whose parity is `parity`. Debug builds
-/// give up after UMSYNC_TRANSACTION_WAIT_NS and trap; `phase` is then the phase number reported.
-template <barrier_scope Scope>
-__device__ void wait_parity(transaction_barrier_storage<Scope>* storage, std::uint32_t parity,
-                            unsigned long long phase) noexcept
-{
-  static_cast<void>(phase);
-#if defined(UMSYNC_DEBUG)
-  std::uint64_t start = 0;
-  for (unsigned polls = 0;; ++polls) {
-    if (cuda::ptx::mbarrier_try_wait_parity(cuda::ptx::sem_acquire, ptx_scope<Scope>, &storage->word, parity)) {
-      return;
-    }
-    if (polls == 0) {
-      start = transaction_clock_ns();
-    } else if (std::uint64_t const waited = transaction_clock_ns() - start; waited > UMSYNC_TRANSACTION_WAIT_NS) {
-      report_transaction_timeout(storage, phase, waited);
-    }
-  }
-#else
-  while (!cuda::ptx::mbarrier_try_wait_parity(cuda::ptx::sem_acquire, ptx_scope<Scope>, &storage->word, parity)) {
-  }
-#endif
-}
-
-#if defined(UMSYNC_DEBUG)
-template <barrier_scope Scope>
-__device__ void note_expected(transaction_barrier_storage<Scope>* storage, std::uint32_t bytes) noexcept
-{
-  atomicAdd(&storage->expected_bytes, static_cast<unsigned long long>(bytes));
-}
-template <barrier_scope Scope>
-__device__ void note_issued(transaction_barrier_storage<Scope>* storage, std::uint32_t bytes) noexcept
-{
-  atomicAdd(&storage->issued_bytes, static_cast<unsigned long long>(bytes));
-}
-#endif
-
-}  // namespace detail
-
-/// The phase of one transaction barrier that the holding thread waits for next. Made only by
-/// publish() (phase 0), advanced only by a wait; it cannot be copied, so two copies cannot
-/// drift apart. A parity bit cannot be passed instead.
-class barrier_phase {
- public:
-  /// Declared only so that a phase made from a number, or copied, fails with the rule's message.
-  template <class... Args>
-  __device__ barrier_phase(Args&&...) noexcept  // NOLINT: exists to reject with a message
-  {
-    if constexpr ((std::is_same_v<std::remove_cvref_t<Args>, barrier_phase> || ...)) {
-      static_assert(detail::dependent_false<Args...>,
-                    "umsync: a barrier_phase cannot be copied: a thread's phase advances only by its own waits, and "
-                    "two copies would drift apart; move it (std::move)");
-    } else {
-      static_assert(detail::dependent_false<Args...>,
-                    "umsync: a barrier_phase comes only from publish() and advances only by a wait; a phase parity "
-                    "cannot be passed");
-    }
-  }
-  /// The copy constructor, deleted, and volatile so that the template above is the better match
-  /// for a const phase too.
-  barrier_phase(barrier_phase const volatile&) = delete;
-  barrier_phase& operator=(barrier_phase const&) = delete;
-  barrier_phase(barrier_phase&&) noexcept = default;
-  barrier_phase& operator=(barrier_phase&&) noexcept = default;
-
-  /// The parity of the phase waited for next (0 or 1).
-  __device__ std::uint32_t parity() const noexcept { return parity_; }
-
- private:
-  __device__ explicit barrier_phase(detail::transaction_key, void const* owner) noexcept : parity_(0)
-  {
-    static_cast<void>(owner);
-#if defined(UMSYNC_DEBUG)
-    owner_ = owner;
-#endif
-  }
-  template <barrier_scope>
-  friend class transaction_barrier;
-  template <barrier_scope, std::size_t>
-  friend class unpublished_barriers;
-  std::uint32_t parity_;
-#if defined(UMSYNC_DEBUG)
-  void const* owner_ = nullptr;
-  unsigned long long number_ = 0;
-#endif
-};
-
-/// The phases a thread waits for next on each barrier of a set of Count (at most 32): one parity
-/// bit per barrier, so a run-time stage index selects its bit. Made only by publish().
-template <std::size_t Count>
-class barrier_phases {
-  static_assert(Count >= 1 && Count <= 32, "umsync: a transaction barrier set holds 1 to 32 barriers");
-
- public:
-  /// Declared only so that phases made from numbers, or copied, fail with the rule's message.
-  template <class... Args>
-  __device__ barrier_phases(Args&&...) noexcept  // NOLINT: exists to reject with a message
-  {
-    if constexpr ((std::is_same_v<std::remove_cvref_t<Args>, barrier_phases> || ...)) {
-      static_assert(detail::dependent_false<Args...>,
-                    "umsync: a barrier_phase cannot be copied: a thread's phase advances only by its own waits, and "
-                    "two copies would drift apart; move it (std::move)");
-    } else {
-      static_assert(detail::dependent_false<Args...>,
-                    "umsync: a barrier_phase comes only from publish() and advances only by a wait; a phase parity "
-                    "cannot be passed");
-    }
-  }
-  /// As the template above, for a copy of const phases.
-  __device__ barrier_phases(barrier_phases const& other) noexcept  // NOLINT: exists to reject with a message
-  {
-    static_cast<void>(other);
-    static_assert(detail::dependent_false<barrier_phases>,
-                  "umsync: a barrier_phase cannot be copied: a thread's phase advances only by its own waits, and "
-                  "two copies would drift apart; move it (std::move)");
-  }
-  barrier_phases& operator=(barrier_phases const&) = delete;
-  barrier_phases(barrier_phases&&) noexcept = default;
-  barrier_phases& operator=(barrier_phases&&) noexcept = default;
-
-  /// The parity of the phase of barrier `index` waited for next.
-  __device__ std::uint32_t parity(std::size_t index) const noexcept { return (bits_ >> index) & 1U; }
-
- private:
-  __device__ explicit barrier_phases(detail::transaction_key) noexcept {}
-  template <barrier_scope, std::size_t>
-  friend class transaction_barriers;
-  template <barrier_scope, std::size_t>
-  friend class unpublished_barriers;
-  std::uint32_t bits_ = 0;
-#if defined(UMSYNC_DEBUG)
-  unsigned long long numbers_[Count] = {};
-#endif
-};
 
 /// A published transaction barrier: a reference to its storage, freely copied within a thread.
 template <barrier_scope Scope>
