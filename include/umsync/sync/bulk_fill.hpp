@@ -125,6 +125,40 @@ class UMSYNC_DETAIL_FILL_NODISCARD bulk_fill {
     return next;
   }
 
+  /// Copies the box `source` names into the tile at the same offset in every block of the mask
+  /// (multicast_to, tensor_map.hpp; sm_90a). The fill's barrier is cluster-scope: the copy
+  /// completes on each receiving block's barrier at this one's offset. The fill counts the box's
+  /// bytes once for each block of the mask, as each of them loads one such box into the stage.
+  template <class T, std::size_t N, tile_state State, class Layout, class Map, unsigned ClusterBlocks,
+            std::uint16_t Mask>
+  UMSYNC_DETAIL_FILL_NODISCARD __device__ auto load(tile<T, N, State, Layout>&& destination,
+                                                    tensor_box<Map> const& source,
+                                                    multicast_to<ClusterBlocks, Mask> to) && noexcept
+  {
+    static_cast<void>(to);
+    constexpr std::size_t bytes = Map::box_bytes * multicast_to<ClusterBlocks, Mask>::receivers;
+    static_assert(Scope == barrier_scope::cluster,
+                  "umsync: a multicast copy completes on the barrier of every block in its mask: fill a "
+                  "cluster-scope transaction barrier (barrier_scope::cluster)");
+    static_assert(StaticBytes + bytes <= detail::max_transaction_bytes,
+                  "umsync: one barrier phase expects at most 2^20 - 1 bytes (PTX ISA, mbarrier tx-count)");
+    if constexpr (Scope == barrier_scope::cluster && detail::tensor_copy_accepts<T, Layout, Map>() &&
+                  detail::fill_accepts<State>()) {
+#if defined(UMSYNC_DEBUG)
+      detail::check_multicast(ClusterBlocks, Mask);
+      detail::note_issued(barrier_.storage(), static_cast<std::uint32_t>(bytes));
+#endif
+      cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global,
+                                      detail::tile_access::data(destination), source.map().address(),
+                                      source.coordinates(), &barrier_.storage()->word, Mask);
+    }
+    bulk_fill<Scope, StaticBytes + bytes, HasDynamic> next(barrier_, dynamic_bytes_);
+#if defined(UMSYNC_DEBUG)
+    finished_ = true;
+#endif
+    return next;
+  }
+
   /// Arrives with expect_tx of every byte the loads deliver (an immediate when all are static).
   __device__ void arrive() && noexcept
   {

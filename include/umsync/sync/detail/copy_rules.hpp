@@ -42,6 +42,28 @@ __device__ inline void check_bulk_copy(void const* global, std::size_t bytes, ch
   cluster_trap(prints);
 }
 
+/// UMSYNC_DEBUG: a multicast whose cluster size is not the launched one, or that leaves out the
+/// issuing block (each barrier of the mask expects one box from each block of the mask).
+__device__ inline void check_multicast(unsigned cluster_blocks, unsigned mask) noexcept
+{
+  unsigned const launched = cluster_block_count();
+  unsigned const rank = cuda::ptx::get_sreg_cluster_ctarank();
+  bool const in_mask = ((mask >> rank) & 1U) != 0U;
+  if (launched == cluster_blocks && in_mask) {
+    return;
+  }
+  bool const prints = cluster_trap_prints();
+  if (prints) {
+    std::printf("umsync: a multicast to mask 0x%x of a cluster of %u blocks from block (%u,%u,%u) (rank %u) thread "
+                "(%u,%u,%u): %s\n",
+                mask, cluster_blocks, blockIdx.x, blockIdx.y, blockIdx.z, rank, threadIdx.x, threadIdx.y, threadIdx.z,
+                launched != cluster_blocks ? "the kernel was launched with clusters of another size"
+                                           : "the issuing block is not in the mask; each block of the mask loads "
+                                             "one box into the stage, and each receiving barrier expects them all");
+  }
+  cluster_trap(prints);
+}
+
 __device__ inline void report_unfinished(char const* what, char const* rule) noexcept
 {
   bool const prints = cluster_trap_prints();
