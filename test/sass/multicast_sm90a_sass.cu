@@ -2,8 +2,8 @@
 // cluster of two blocks, each loading its half of a 16 x 32 box pair through a tensor map and
 // multicasting it to both (cp.async.bulk.tensor .multicast::cluster), both waiting for the whole
 // stage on their cluster-scope barrier (expect_tx of both halves), reading it, and closing with a
-// cluster barrier. umsync_multicast_stage uses multicast_to, bulk_fill and the stage wait;
-// raw_multicast_stage is the same kernel in cuda::ptx. Identical SASS required.
+// cluster barrier. umsync_cluster_multicast_stage uses multicast_to, bulk_fill and the stage wait;
+// raw_cluster_multicast_stage is the same kernel in cuda::ptx. Identical SASS required.
 #include <umsync/sync/bulk_copy.hpp>
 
 #include <cuda/ptx>
@@ -20,7 +20,7 @@ __device__ constexpr std::uint32_t stage_bytes() { return 2U * half_map::box_byt
 }  // namespace
 
 extern "C" __global__ void __cluster_dims__(2, 1, 1)
-    raw_multicast_stage(half_map const __grid_constant__ map, std::uint32_t* out)
+    raw_cluster_multicast_stage(half_map const __grid_constant__ map, std::uint32_t* out)
 {
   __shared__ std::uint64_t full[2];
   __shared__ alignas(128) std::uint32_t halves[2][32 * 8];
@@ -50,7 +50,7 @@ extern "C" __global__ void __cluster_dims__(2, 1, 1)
 }
 
 extern "C" __global__ void __cluster_dims__(2, 1, 1)
-    umsync_multicast_stage(half_map const __grid_constant__ map, std::uint32_t* out)
+    umsync_cluster_multicast_stage(half_map const __grid_constant__ map, std::uint32_t* out)
 {
   __shared__ umsync::transaction_barrier_storage<umsync::barrier_scope::cluster> full[2];
   __shared__ half_map::shared_tile_type halves[2];
