@@ -27,7 +27,9 @@
 #include <umsync/detail/driver_entry.hpp>
 #include <umsync/error.hpp>
 #include <umsync/pdl.hpp>
+#include <umsync/sync/box_layout.hpp>
 #include <umsync/sync/cluster.hpp>
+#include <umsync/sync/multicast.hpp>
 #include <umsync/sync/proxy.hpp>
 
 #include <array>
@@ -44,58 +46,10 @@ struct __nv_bfloat16;
 
 UMSYNC_NAMESPACE_BEGIN
 
-/// The shared-memory swizzle of a tensor copy (CUtensorMapSwizzle's values): 16-byte chunks
-/// permuted within a span of 32, 64 or 128 bytes, so that rows read down a column do not
-/// collide in one bank.
-enum class tensor_swizzle : unsigned { none = 0, bytes_32 = 1, bytes_64 = 2, bytes_128 = 3 };
-
 /// Where TMA fetches from DRAM into L2 in larger pieces (CUtensorMapL2promotion's values).
 enum class tensor_l2_promotion : unsigned { none = 0, bytes_64 = 1, bytes_128 = 2, bytes_256 = 3 };
 
-/// The box one tensor copy moves: its extents in elements, the first (contiguous) one first.
-template <std::size_t... Extents>
-struct box {
-  static_assert(sizeof...(Extents) >= 1 && sizeof...(Extents) <= 5,
-                "umsync: a tensor box has 1 to 5 dimensions (PTX ISA, cp.async.bulk.tensor)");
-  static_assert(((Extents >= 1 && Extents <= 256) && ...),
-                "umsync: each extent of a tensor box is 1 to 256 elements (cuTensorMapEncodeTiled, boxDim)");
-  static constexpr std::size_t rank = sizeof...(Extents);
-  static constexpr std::size_t elements = (Extents * ...);
-  static constexpr std::size_t extents[rank] = {Extents...};
-};
-
-/// The shared-memory layout of a box a tensor copy wrote with `Swizzle`: the box's elements in
-/// order, the first extent fastest, with each 16-byte chunk's index within its 128-byte row
-/// XORed with bits 7.. of its address (one bit for 32-byte spans, two for 64, three for 128:
-/// CUDA programming guide, TMA swizzle). The storage is aligned to the pattern's period so that
-/// the XOR seen from the tile's start is the one TMA applied.
-template <class Box, tensor_swizzle Swizzle>
-struct box_layout {
-  using box_type = Box;
-  static constexpr tensor_swizzle swizzle = Swizzle;
-  /// The swizzle's span in bytes (0 for none).
-  static constexpr std::size_t span = Swizzle == tensor_swizzle::none ? 0 : std::size_t(16) << unsigned(Swizzle);
-  static constexpr std::size_t alignment = Swizzle == tensor_swizzle::none ? 128 : span * 8;
-
-  template <class T>
-  __host__ __device__ static constexpr std::size_t offset(std::size_t index) noexcept
-  {
-    if constexpr (Swizzle == tensor_swizzle::none) {
-      return index;
-    } else {
-      constexpr std::size_t row_bits = ((std::size_t(1) << unsigned(Swizzle)) - 1) << 7;
-      std::size_t const byte = index * sizeof(T);
-      return (byte ^ ((byte & row_bits) >> 3)) / sizeof(T);
-    }
-  }
-};
-
 namespace detail {
-
-template <class Layout>
-inline constexpr bool is_box_layout = false;
-template <class Box, tensor_swizzle Swizzle>
-inline constexpr bool is_box_layout<box_layout<Box, Swizzle>> = true;
 
 /// CUtensorMapDataType for an element type, by size where the type is an integer.
 template <class T>
@@ -151,24 +105,6 @@ __device__ inline bool tensor_map_readable_by_tma(void const* map) noexcept
 
 template <class T, class Box, tensor_swizzle Swizzle>
 class tensor_map;
-
-/// The blocks a tensor load multicasts to (cp.async.bulk.tensor .multicast::cluster, sm_90a): bit
-/// r of Mask is the block of rank r in a cluster of ClusterBlocks. The data land at the same
-/// offset in every block of the mask, and complete on each one's barrier at the same offset. A
-/// multicast load stands for one box from each block of the mask, the convention of a stage split
-/// across a cluster (each block loads its share for all): so each receiving barrier expects the
-/// box's bytes times the blocks in the mask, and every block of the mask issues such a load.
-template <unsigned ClusterBlocks, std::uint16_t Mask>
-struct multicast_to {
-  static_assert(ClusterBlocks >= 1 && ClusterBlocks <= 16,
-                "umsync: a cluster multicasts to at most 16 blocks (PTX ISA, .multicast::cluster ctaMask)");
-  static_assert(Mask != 0, "umsync: a multicast mask names at least one block");
-  static_assert(ClusterBlocks == 16 || Mask < (1U << ClusterBlocks),
-                "umsync: a multicast mask names a block past the cluster's (bit r is the block of rank r)");
-  static constexpr unsigned cluster_blocks = ClusterBlocks;
-  static constexpr std::uint16_t mask = Mask;
-  static constexpr unsigned receivers = unsigned(__builtin_popcount(Mask));
-};
 
 /// One box of a tensor map at coordinates (box_at()): what a tensor load reads or a tensor
 /// store writes. A view of the map; it lives as long as the expression that uses it.
