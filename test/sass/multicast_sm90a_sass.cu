@@ -2,8 +2,11 @@
 // cluster of two blocks, each loading its half of a 16 x 32 box pair through a tensor map and
 // multicasting it to both (cp.async.bulk.tensor .multicast::cluster), both waiting for the whole
 // stage on their cluster-scope barrier (expect_tx of both halves), reading it, and closing with a
-// cluster barrier. umsync_cluster_multicast_stage uses multicast_to, bulk_fill and the stage wait;
+// cluster barrier. umsync_cluster_multicast_stage is test/support/multicast_stage.cuh, the body
+// bulk_fill_multicast_test.cu runs (multicast_to, bulk_fill, the stage wait);
 // raw_cluster_multicast_stage is the same kernel in cuda::ptx. Identical SASS required.
+#include "../support/multicast_stage.cuh"
+
 #include <umsync/sync/bulk_copy.hpp>
 
 #include <cuda/ptx>
@@ -13,7 +16,7 @@
 
 namespace {
 
-using half_map = umsync::tensor_map<std::uint32_t const, umsync::box<32, 8>>;
+using half_map = umsync_test::multicast_half_map;
 
 __device__ constexpr std::uint32_t stage_bytes() { return 2U * half_map::box_bytes; }
 
@@ -52,21 +55,5 @@ extern "C" __global__ void __cluster_dims__(2, 1, 1)
 extern "C" __global__ void __cluster_dims__(2, 1, 1)
     umsync_cluster_multicast_stage(half_map const __grid_constant__ map, std::uint32_t* out)
 {
-  __shared__ umsync::transaction_barrier_storage<umsync::barrier_scope::cluster> full[2];
-  __shared__ half_map::shared_tile_type halves[2];
-  auto [bars, phases] = umsync::init_barriers(full, 1).publish();
-  std::uint32_t const rank = umsync::cluster::block_rank();
-  int const cluster = int(blockIdx.x / 2U);
-  if (threadIdx.x == 0) {
-    umsync::bulk_fill(bars[0])
-        .load(halves[rank].first_use(), map.box_at(0, cluster * 16 + int(rank) * 8), umsync::multicast_to<2, 0x3>{})
-        .arrive();
-  }
-  auto [low, high] = bars.wait(0, phases, halves[0], halves[1]);
-  auto const low_read = std::move(low).read();
-  auto const high_read = std::move(high).read();
-  for (unsigned i = threadIdx.x; i < 2 * 32 * 8; i += blockDim.x) {
-    out[std::size_t(blockIdx.x) * 512 + i] = i < 256 ? low_read[i] : high_read[i - 256];
-  }
-  static_cast<void>(umsync::cluster::sync());
+  umsync_test::typed_multicast_stage(map, out);
 }

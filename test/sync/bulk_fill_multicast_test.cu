@@ -6,41 +6,23 @@
 #include "support/device_trap.hpp"
 #include "support/device_words.hpp"
 #include "support/gpu_test.hpp"
-
-#include <umsync/sync/bulk_copy.hpp>
-#include <umsync/sync/cluster.hpp>
+#include "support/multicast_stage.cuh"
 
 #include <cstdint>
 #include <vector>
 
 namespace {
 
-using half_map = umsync::tensor_map<std::uint32_t const, umsync::box<32, 8>>;
+using half_map = umsync_test::multicast_half_map;
 constexpr unsigned clusters = 66;
 constexpr unsigned width = 32;
 constexpr unsigned height = clusters * 16;
 
 // Block b of cluster c writes rows 16 c .. 16 c + 15 of the tensor, as its stage holds them, to
-// out[b * 512 ...].
+// out[b * 512 ...] (the body the SASS check compares with its raw twin).
 __global__ void __cluster_dims__(2, 1, 1) multicast_halves(half_map const __grid_constant__ map, std::uint32_t* out)
 {
-  __shared__ umsync::transaction_barrier_storage<umsync::barrier_scope::cluster> full[2];
-  __shared__ half_map::shared_tile_type halves[2];
-  auto [bars, phases] = umsync::init_barriers(full, 1).publish();
-  std::uint32_t const rank = umsync::cluster::block_rank();
-  int const cluster = int(blockIdx.x / 2U);
-  if (threadIdx.x == 0) {
-    umsync::bulk_fill(bars[0])
-        .load(halves[rank].first_use(), map.box_at(0, cluster * 16 + int(rank) * 8), umsync::multicast_to<2, 0x3>{})
-        .arrive();
-  }
-  auto [low, high] = bars.wait(0, phases, halves[0], halves[1]);
-  auto const low_read = std::move(low).read();
-  auto const high_read = std::move(high).read();
-  for (unsigned i = threadIdx.x; i < 2 * 32 * 8; i += blockDim.x) {
-    out[std::size_t(blockIdx.x) * 512 + i] = i < 256 ? low_read[i] : high_read[i - 256];
-  }
-  static_cast<void>(umsync::cluster::sync());  // no block leaves while a peer's copy may target it
+  umsync_test::typed_multicast_stage(map, out);
 }
 
 }  // namespace
